@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages mbt needs to build and test, skipping those already present.
+# Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
+set -eu
+pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev"
+[ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "mbt: installing build dependencies:$missing"
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -qq
+$sudo_cmd apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,130 @@
+/* algorithms_internal.h: what the algorithm files share (not installed): argument checks,
+ * the on-demand kinematics caches, the core of the recursive Newton-Euler algorithm, and
+ * small spatial-algebra helpers on the context's per-node quantities.
+ *
+ * Frames: W world, B a body, P its parent, F/M the inboard/outboard frames of B's inboard
+ * mobilizer; Bo, Po body origins, Bcm center of mass. Per-node arrays are by body node. */
+#ifndef MBT_ALGORITHMS_INTERNAL_H
+#define MBT_ALGORITHMS_INTERNAL_H
+
+#include "mbt/dynamics.h"
+#include "tree/context_internal.h"
+
+/* MBT_OK if tree is finalized and ctx belongs to it; otherwise the status, with a message
+ * in the context (or the tree if ctx is NULL). `what` names the calling function. */
+int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const char* what);
+
+/* Recompute the position cache (X_WB, X_PB, X_FM, p_PoBo_W, R_WF, H_FM, H_PB_W, M_Bo_W,
+ * p_WBcm) if q changed since it was computed. Never fails for a checked tree/context. */
+void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx);
+/* Recompute the velocity cache (V_WB, V_PB_W, V_FM) if q or v changed; ensures positions. */
+void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
+
+/* p_MoBo_W: from the outboard frame's origin Mo to Bo, in W (zero when X_MB = I). Needs the
+ * position cache. */
+mbt_vec3 mbt__p_MoBo_W(const mbt_context* ctx, const mbt_node* n, int node);
+
+/* A_PB_W − H_PB_W·v̇: the velocity-dependent part of the across-mobilizer acceleration at
+ * Bo in W, R_WF·(Ḣ_FM·v) shifted from Mo to Bo plus the centripetal w_PB × (w_PB × p_MoBo_W).
+ * Needs the position and velocity caches. */
+void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node,
+                           mbt_spatial_acceleration* Ab_PB_W);
+
+/* A_WB for every node from vdot (nv, NULL for zero) at the context's q, and at its v if use_v
+ * (else v = 0); ensures the caches it reads. */
+void mbt__calc_spatial_accelerations(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
+                                     mbt_spatial_acceleration* A_WB);
+
+/* Recursive Newton-Euler core [Featherstone 2008, §5.3] at the context's q, and at its v if
+ * use_v (else v = 0). vdot (nv), Fapp (per node), tau_app (nv) may be NULL for zero. Writes
+ * A_WB (per node, required), F_BBo_W (per node, required: the mobilizer force on B taken at
+ * Bo; see mbt_calc_inverse_dynamics for F_BMo_W), tau (nv, may alias tau_app). Fapp may alias
+ * F_BBo_W. */
+void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
+                           const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app,
+                           mbt_spatial_acceleration* A_WB, mbt_spatial_force* F_BBo_W, mbt_real* tau);
+
+/* Force element contributions (gravity, springs, user elements, joint damping) added into
+ * `forces`, which is first zeroed. MBT_ERR_SINGULAR (forces unchanged) if a spring has zero
+ * length. */
+int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibody_forces* forces);
+
+/* ---- spatial algebra on (mass, p_BoBcm, G_Bo) inertias and [w; v] vectors -------------- */
+/* G·w for a symmetric unit (or rotational) inertia. */
+static inline mbt_vec3 mbt__unit_inertia_mul(const mbt_unit_inertia* G, mbt_vec3 w) {
+  return mbt_vec3_make(G->xx * w.v[0] + G->xy * w.v[1] + G->xz * w.v[2],
+                       G->xy * w.v[0] + G->yy * w.v[1] + G->yz * w.v[2],
+                       G->xz * w.v[0] + G->yz * w.v[1] + G->zz * w.v[2]);
+}
+/* M_Bo·[w; v] = [m·(G_Bo·w + p × v); m·(v − p × w)] with p = p_BoBcm (momentum L = M·V,
+ * force M·A). */
+static inline void mbt__spatial_inertia_mul(const mbt_spatial_inertia* M, mbt_vec3 w, mbt_vec3 v,
+                                            mbt_vec3* top, mbt_vec3* bottom) {
+  const mbt_real m = M->mass;
+  const mbt_vec3 p = M->p_PScm_E;
+  *top = mbt_vec3_scale(mbt_vec3_add(mbt__unit_inertia_mul(&M->G_SP_E, w), mbt_vec3_cross(p, v)), m);
+  *bottom = mbt_vec3_scale(mbt_vec3_sub(v, mbt_vec3_cross(p, w)), m);
+}
+/* M_Bo_W = re-expression of M_BBo_B in W: p_BoBcm_W = R_WB·p, G_Bo_W = R_WB·G·R_WBᵀ. */
+static inline mbt_spatial_inertia mbt__spatial_inertia_reexpress(const mbt_spatial_inertia* M_B,
+                                                                 const mbt_mat3* R_WB) {
+  const mbt_unit_inertia* G = &M_B->G_SP_E;
+  const mbt_mat3 Gm = {{{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}}};
+  const mbt_mat3 RG = mbt_mat3_mul(R_WB, &Gm);
+  const mbt_mat3 GW = mbt_mat3_mul_t(&RG, R_WB);
+  mbt_spatial_inertia M_W;
+  M_W.mass = M_B->mass;
+  M_W.p_PScm_E = mbt_mat3_mul_vec(R_WB, M_B->p_PScm_E);
+  M_W.G_SP_E.xx = GW.m[0][0];
+  M_W.G_SP_E.yy = GW.m[1][1];
+  M_W.G_SP_E.zz = GW.m[2][2];
+  M_W.G_SP_E.xy = 0.5 * (GW.m[0][1] + GW.m[1][0]);
+  M_W.G_SP_E.xz = 0.5 * (GW.m[0][2] + GW.m[2][0]);
+  M_W.G_SP_E.yz = 0.5 * (GW.m[1][2] + GW.m[2][1]);
+  return M_W;
+}
+/* Unit inertia of a unit point mass at p: |p|²·I − p·pᵀ, added (s = +1) or removed (s = −1). */
+static inline void mbt__unit_inertia_add_point(mbt_unit_inertia* G, mbt_vec3 p, mbt_real s) {
+  const mbt_real x = p.v[0], y = p.v[1], z = p.v[2];
+  G->xx += s * (y * y + z * z);
+  G->yy += s * (x * x + z * z);
+  G->zz += s * (x * x + y * y);
+  G->xy -= s * x * y;
+  G->xz -= s * x * z;
+  G->yz -= s * y * z;
+}
+/* Accumulates M_Co_W, the inertia of a body (or composite) C about Co, shifted to the point
+ * Bo with p_BoCo_W, into Sum_Bo (about Bo, in W):
+ *   m = m1 + m2; p_BoScm = (m1·p1 + m2·(p_BoCo + p2))/m;
+ *   m·G_SBo = m1·G1 + m2·(G2 − G(p2) + G(p_BoCo + p2)) (parallel-axis theorem). */
+static inline void mbt__spatial_inertia_add_shifted(mbt_spatial_inertia* Sum_Bo, const mbt_spatial_inertia* M_Co,
+                                                    mbt_vec3 p_BoCo_W) {
+  const mbt_real m1 = Sum_Bo->mass, m2 = M_Co->mass;
+  const mbt_real m = m1 + m2;
+  if (!mbt_lt(0, m2)) return;
+  const mbt_vec3 p2 = mbt_vec3_add(p_BoCo_W, M_Co->p_PScm_E);   /* p_BoCcm */
+  mbt_unit_inertia G2 = M_Co->G_SP_E;
+  mbt__unit_inertia_add_point(&G2, M_Co->p_PScm_E, -1);        /* about Ccm */
+  mbt__unit_inertia_add_point(&G2, p2, 1);                     /* about Bo */
+  const mbt_real a = m1 / m, b = m2 / m;
+  mbt_unit_inertia* G = &Sum_Bo->G_SP_E;
+  G->xx = a * G->xx + b * G2.xx;
+  G->yy = a * G->yy + b * G2.yy;
+  G->zz = a * G->zz + b * G2.zz;
+  G->xy = a * G->xy + b * G2.xy;
+  G->xz = a * G->xz + b * G2.xz;
+  G->yz = a * G->yz + b * G2.yz;
+  Sum_Bo->p_PScm_E = mbt_vec3_add(mbt_vec3_scale(Sum_Bo->p_PScm_E, a), mbt_vec3_scale(p2, b));
+  Sum_Bo->mass = m;
+}
+/* Spatial force shift from Bo to Po: tau_Po = tau_Bo + p_PoBo × f. Accumulated into F_Po. */
+static inline void mbt__spatial_force_add_shifted(mbt_spatial_force* F_Po, const mbt_spatial_force* F_Bo,
+                                                  mbt_vec3 p_PoBo_W) {
+  F_Po->tau = mbt_vec3_add(F_Po->tau, mbt_vec3_add(F_Bo->tau, mbt_vec3_cross(p_PoBo_W, F_Bo->f)));
+  F_Po->f = mbt_vec3_add(F_Po->f, F_Bo->f);
+}
+static inline mbt_real mbt__spatial_dot(const mbt_real* a, const mbt_real* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+#endif /* MBT_ALGORITHMS_INTERNAL_H */

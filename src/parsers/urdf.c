@@ -1,0 +1,1040 @@
+/* urdf.c: loading a MultibodyTree from a URDF robot description (libxml2 DOM).
+ *
+ * Three passes: (1) read every <link> and <joint> into plain records (numbers parsed and
+ * checked, warnings for what is not modelled); (2) resolve the joints' link names and the
+ * topology (one parent per link, one root, no cycle); (3) add the bodies and joints to a
+ * new tree in depth-first pre-order from the root, children in the order of their <joint>
+ * elements, and finalize. Every failure frees everything and leaves one message
+ * "file:line: <element 'name'>: problem". Conventions: docs/urdf.md. */
+#include "mbt/urdf.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#define WORLD_NAME "world"
+#define ROOT_JOINT_NAME "root_joint"
+#define WORLD_WELD_NAME "world_weld"
+
+typedef enum { J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC, J_FIXED, J_FLOATING, J_PLANAR } urdf_joint_type;
+
+static const char* const kJointTypeNames[] = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
+
+typedef struct {
+  const char* name;          /* owned by the parser's string pool */
+  int line;
+  bool has_inertial;
+  int inertia_line;
+  mbt_spatial_inertia M_BBo_B;
+  bool nonphysical;          /* loaded only with MBT_URDF_ALLOW_INVALID_INERTIA */
+  char nonphysical_why[256];
+  int parent_joint;          /* -1: none */
+  int child_start, num_children;  /* slice of parser.child_joints */
+  int body;                  /* tree body index */
+  int state;                 /* DFS: 0 unseen, 1 visited */
+} urdf_link;
+
+typedef struct {
+  const char* name;
+  int line;
+  urdf_joint_type type;
+  const char* parent_name;
+  const char* child_name;
+  int parent_line, child_line;
+  int parent, child;         /* link indices */
+  mbt_transform X_PF;
+  bool has_origin;
+  mbt_vec3 axis;             /* unit */
+  mbt_real lower, upper, velocity, effort, damping, friction;
+  int tree_joint;
+} urdf_joint;
+
+typedef struct {
+  const char* source;
+  int flags;
+  int status;
+  char error[1024];
+  char** warnings;
+  int num_warnings, cap_warnings;
+  xmlChar** pool;            /* strings from libxml2, freed with xmlFree */
+  int num_pool, cap_pool;
+  urdf_link* links;
+  int num_links, cap_links;
+  urdf_joint* joints;
+  int num_joints, cap_joints;
+  int* child_joints;         /* [num_joints] joints grouped by parent link, file order */
+  int world_link;            /* -1 if no link is the world */
+  char* robot_name;
+} parser;
+
+/* ---- messages ---------------------------------------------------------------------------- */
+static int fail(parser* p, int status, int line, const char* kind, const char* name, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* Records the first error: "source:line: <kind 'name'>: problem". */
+static int fail(parser* p, int status, int line, const char* kind, const char* name, const char* fmt, ...) {
+  if (p->status != MBT_OK) return p->status;
+  p->status = status;
+  int n;
+  if (kind && name)
+    n = snprintf(p->error, sizeof p->error, "%s:%d: <%s '%s'>: ", p->source, line, kind, name);
+  else if (kind)
+    n = snprintf(p->error, sizeof p->error, "%s:%d: <%s>: ", p->source, line, kind);
+  else if (line > 0)
+    n = snprintf(p->error, sizeof p->error, "%s:%d: ", p->source, line);
+  else
+    n = snprintf(p->error, sizeof p->error, "%s: ", p->source);
+  if (n >= 0 && (size_t)n < sizeof p->error) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->error + n, sizeof p->error - (size_t)n, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+static int no_memory(parser* p) { return fail(p, MBT_ERR_NO_MEMORY, 0, NULL, NULL, "out of memory"); }
+
+static int grow(parser* p, void** array, int* cap, int need, size_t elem) {
+  if (need <= *cap) return MBT_OK;
+  int n = *cap > 0 ? *cap : 8;
+  while (n < need) {
+    if (n > INT_MAX / 2) return no_memory(p);
+    n *= 2;
+  }
+  void* a = realloc(*array, (size_t)n * elem);
+  if (!a) return no_memory(p);
+  *array = a;
+  *cap = n;
+  return MBT_OK;
+}
+
+static int warn(parser* p, int line, const char* kind, const char* name, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Appends "source:line: <kind 'name'>: text" to the warnings. */
+static int warn(parser* p, int line, const char* kind, const char* name, const char* fmt, ...) {
+  if (grow(p, (void**)&p->warnings, &p->cap_warnings, p->num_warnings + 1, sizeof(char*))) return p->status;
+  char text[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  const char* fmt2 = kind && name ? "%s:%d: <%s '%s'>: %s" : "%s:%d: <%s>: %s";
+  int n = kind && name ? snprintf(NULL, 0, fmt2, p->source, line, kind, name, text)
+                       : snprintf(NULL, 0, fmt2, p->source, line, kind ? kind : "robot", text);
+  char* w = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!w) return no_memory(p);
+  if (kind && name)
+    snprintf(w, (size_t)n + 1, fmt2, p->source, line, kind, name, text);
+  else
+    snprintf(w, (size_t)n + 1, fmt2, p->source, line, kind ? kind : "robot", text);
+  p->warnings[p->num_warnings++] = w;
+  return MBT_OK;
+}
+
+/* The shortest of %.15g and %.17g that reads back as v, for messages. */
+typedef struct { char s[32]; } numstr;
+static numstr num(double v) {
+  numstr n;
+  snprintf(n.s, sizeof n.s, "%.15g", v);
+  if (strtod(n.s, NULL) != v) snprintf(n.s, sizeof n.s, "%.17g", v);
+  return n;
+}
+
+/* ---- XML helpers ------------------------------------------------------------------------- */
+static int line_of(const xmlNode* node) {
+  long l = xmlGetLineNo(node);
+  return l > 0 && l <= INT_MAX ? (int)l : 0;
+}
+
+static bool is_element(const xmlNode* node, const char* name) {
+  return node->type == XML_ELEMENT_NODE && xmlStrcmp(node->name, (const xmlChar*)name) == 0;
+}
+
+/* The value of attribute `name` (NULL if absent; then p->status tells out-of-memory). */
+static const char* attr(parser* p, const xmlNode* node, const char* name) {
+  if (!xmlHasNsProp(node, (const xmlChar*)name, NULL)) return NULL;
+  if (grow(p, (void**)&p->pool, &p->cap_pool, p->num_pool + 1, sizeof(xmlChar*))) return NULL;
+  xmlChar* v = xmlGetNoNsProp(node, (const xmlChar*)name);
+  if (!v) {
+    no_memory(p);
+    return NULL;
+  }
+  p->pool[p->num_pool++] = v;
+  return (const char*)v;
+}
+
+/* A required attribute: NULL (and an error) if absent. */
+static const char* required_attr(parser* p, const xmlNode* node, const char* name, const char* kind,
+                                 const char* owner, const char* element) {
+  const char* v = attr(p, node, name);
+  if (!v && p->status == MBT_OK)
+    fail(p, MBT_ERR_PARSE, line_of(node), kind, owner, "<%s> is missing the required attribute '%s'", element,
+         name);
+  return v;
+}
+
+/* ---- numbers ----------------------------------------------------------------------------- */
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Parses one decimal token [s, e) independently of the C locale's decimal point. */
+static int parse_token(const char* s, const char* e, mbt_real* out) {
+  char buf[512];
+  size_t n = (size_t)(e - s);
+  if (n == 0 || n >= sizeof buf) return -1;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  for (size_t i = 0; i < n; ++i)
+    if (buf[i] == 'x' || buf[i] == 'X') return -1; /* no hexadecimal floats */
+  const char* point = localeconv()->decimal_point;
+  if (point && point[0] && point[0] != '.' && point[1] == '\0')
+    for (size_t i = 0; i < n; ++i)
+      if (buf[i] == '.') buf[i] = point[0];
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(buf, &end);
+  if (end != buf + n) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Parses exactly `count` whitespace-separated finite numbers from attribute `name` of
+ * `node`. `what` names the element ("origin") for the message. */
+static int parse_reals(parser* p, const xmlNode* node, const char* text, const char* name, mbt_real* out, int count,
+                       const char* kind, const char* owner, const char* what) {
+  const int line = line_of(node);
+  int found = 0;
+  const char* s = text;
+  while (*s) {
+    while (is_space(*s)) ++s;
+    if (!*s) break;
+    const char* e = s;
+    while (*e && !is_space(*e)) ++e;
+    mbt_real v = 0;
+    int tok_len = (int)(e - s > 64 ? 64 : e - s);
+    if (parse_token(s, e, &v))
+      return fail(p, MBT_ERR_PARSE, line, kind, owner, "<%s> attribute '%s': '%.*s' is not a number", what, name,
+                  tok_len, s);
+    if (!mbt_isfinite(v))
+      return fail(p, MBT_ERR_PARSE, line, kind, owner, "<%s> attribute '%s': '%.*s' is not a finite number", what,
+                  name, tok_len, s);
+    if (found < count) out[found] = v;
+    ++found;
+    s = e;
+  }
+  if (found != count)
+    return fail(p, MBT_ERR_PARSE, line, kind, owner, "<%s> attribute '%s' has %d number%s, expected %d", what, name,
+                found, found == 1 ? "" : "s", count);
+  return MBT_OK;
+}
+
+/* An optional scalar attribute: *out is left unchanged if absent. */
+static int optional_real(parser* p, const xmlNode* node, const char* name, mbt_real* out, const char* kind,
+                         const char* owner, const char* what) {
+  const char* text = attr(p, node, name);
+  if (!text) return p->status;
+  return parse_reals(p, node, text, name, out, 1, kind, owner, what);
+}
+
+static int optional_vec3(parser* p, const xmlNode* node, const char* name, mbt_vec3* out, const char* kind,
+                         const char* owner, const char* what) {
+  const char* text = attr(p, node, name);
+  if (!text) return p->status;
+  return parse_reals(p, node, text, name, out->v, 3, kind, owner, what);
+}
+
+/* <origin xyz rpy>: X = {R(rpy), xyz}, R = Rz(y)·Ry(p)·Rx(r) (URDF and Drake SpaceXYZ). */
+static int parse_origin(parser* p, const xmlNode* node, mbt_transform* X, const char* kind, const char* owner) {
+  mbt_vec3 xyz = mbt_vec3_zero(), rpy = mbt_vec3_zero();
+  if (optional_vec3(p, node, "xyz", &xyz, kind, owner, "origin") ||
+      optional_vec3(p, node, "rpy", &rpy, kind, owner, "origin"))
+    return p->status;
+  X->R = mbt_rotation_from_rpy(rpy);
+  X->p = xyz;
+  return MBT_OK;
+}
+
+/* Rejects a second child element of the same name (the value would be ambiguous). */
+static int check_once(parser* p, const xmlNode* seen, const xmlNode* node, const char* kind, const char* owner) {
+  if (!seen) return MBT_OK;
+  return fail(p, MBT_ERR_PARSE, line_of(node), kind, owner, "<%s> appears twice (first at line %d)",
+              (const char*)node->name, line_of(seen));
+}
+
+/* ---- links ------------------------------------------------------------------------------- */
+/* Principal moments of the central inertia I_BBcm: physical iff λ₀ >= 0 and λ₀ + λ₁ >= λ₂
+ * (triangle inequality), to the tolerance of the tree's check (1e-12 of the largest). A
+ * zero mass requires a zero rotational inertia (a unit inertia I/m does not exist). */
+static bool inertia_is_physical(mbt_real mass, const mbt_mat3* I, char* why, size_t n) {
+  mbt_vec3 lambda;
+  mbt_mat3 V;
+  mbt_mat3_symmetric_eigen(I, &lambda, &V);
+  const mbt_real l0 = lambda.v[0], l1 = lambda.v[1], l2 = lambda.v[2];
+  const mbt_real scale = mbt_max(mbt_abs(l2), mbt_abs(I->m[0][0]) + mbt_abs(I->m[1][1]) + mbt_abs(I->m[2][2]));
+  const mbt_real tol = 1e-12 * scale;
+  if (mass == 0 && scale > 0) {
+    snprintf(why, n, "the mass is zero but the rotational inertia is not (principal moments %.9g, %.9g, %.9g)", l0,
+             l1, l2);
+    return false;
+  }
+  if (l0 < -tol) {
+    snprintf(why, n, "the inertia has a negative principal moment (principal moments %.9g, %.9g, %.9g)", l0, l1, l2);
+    return false;
+  }
+  if (l0 + l1 < l2 - tol) {
+    snprintf(why, n,
+             "the principal moments of inertia %.9g, %.9g, %.9g break the triangle inequality (%.9g > %.9g + %.9g)",
+             l0, l1, l2, l2, l0, l1);
+    return false;
+  }
+  return true;
+}
+
+/* <inertial>: origin (X_BI, the center of mass Bcm and the inertia frame I), mass m and
+ * the inertia I_BBcm_I about Bcm in I. The spatial inertia about Bo in B:
+ *   I_BBcm_B = R_BI·I_BBcm_I·R_BIᵀ,  G_BBcm_B = I_BBcm_B/m,
+ *   G_BBo_B = G_BBcm_B + |p|²·1 − p·pᵀ  with p = p_BoBcm_B (parallel-axis theorem). */
+static int parse_inertial(parser* p, const xmlNode* node, urdf_link* L) {
+  const char* K = "link";
+  const xmlNode *origin = NULL, *mass = NULL, *inertia = NULL;
+  for (const xmlNode* c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    if (is_element(c, "origin")) {
+      if (check_once(p, origin, c, K, L->name)) return p->status;
+      origin = c;
+    } else if (is_element(c, "mass")) {
+      if (check_once(p, mass, c, K, L->name)) return p->status;
+      mass = c;
+    } else if (is_element(c, "inertia")) {
+      if (check_once(p, inertia, c, K, L->name)) return p->status;
+      inertia = c;
+    } else if (warn(p, line_of(c), K, L->name, "unknown element <inertial><%s> ignored", (const char*)c->name)) {
+      return p->status;
+    }
+  }
+  if (!mass)
+    return fail(p, MBT_ERR_PARSE, line_of(node), K, L->name, "<inertial> is missing the required element <mass>");
+  if (!inertia)
+    return fail(p, MBT_ERR_PARSE, line_of(node), K, L->name, "<inertial> is missing the required element <inertia>");
+  mbt_transform X_BI = mbt_transform_identity();
+  if (origin && parse_origin(p, origin, &X_BI, K, L->name)) return p->status;
+  const char* mtext = required_attr(p, mass, "value", K, L->name, "mass");
+  mbt_real m = 0;
+  if (!mtext || parse_reals(p, mass, mtext, "value", &m, 1, K, L->name, "mass")) return p->status;
+  if (m < 0)
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(mass), K, L->name, "<mass> value %s is negative", num(m).s);
+  static const char* const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+  mbt_real v[6];
+  for (int k = 0; k < 6; ++k) {
+    const char* t = required_attr(p, inertia, names[k], K, L->name, "inertia");
+    if (!t || parse_reals(p, inertia, t, names[k], &v[k], 1, K, L->name, "inertia")) return p->status;
+  }
+  const mbt_mat3 I_I = {{{v[0], v[1], v[2]}, {v[1], v[3], v[4]}, {v[2], v[4], v[5]}}};
+  const mbt_mat3 RI = mbt_mat3_mul(&X_BI.R, &I_I);
+  const mbt_mat3 I_B = mbt_mat3_mul_t(&RI, &X_BI.R);
+  L->has_inertial = true;
+  L->inertia_line = line_of(inertia);
+  L->nonphysical = !inertia_is_physical(m, &I_B, L->nonphysical_why, sizeof L->nonphysical_why);
+  const mbt_vec3 c = X_BI.p;
+  L->M_BBo_B.mass = m;
+  L->M_BBo_B.p_PScm_E = c;
+  mbt_unit_inertia G = {0, 0, 0, 0, 0, 0};
+  if (m > 0) {
+    const mbt_real cc = mbt_vec3_dot(c, c);
+    G.xx = I_B.m[0][0] / m + cc - c.v[0] * c.v[0];
+    G.yy = I_B.m[1][1] / m + cc - c.v[1] * c.v[1];
+    G.zz = I_B.m[2][2] / m + cc - c.v[2] * c.v[2];
+    G.xy = I_B.m[0][1] / m - c.v[0] * c.v[1];
+    G.xz = I_B.m[0][2] / m - c.v[0] * c.v[2];
+    G.yz = I_B.m[1][2] / m - c.v[1] * c.v[2];
+  }
+  L->M_BBo_B.G_SP_E = G;
+  return MBT_OK;
+}
+
+static int find_link(const parser* p, const char* name) {
+  for (int i = 0; i < p->num_links; ++i)
+    if (strcmp(p->links[i].name, name) == 0) return i;
+  return -1;
+}
+
+static int find_joint(const parser* p, const char* name) {
+  for (int i = 0; i < p->num_joints; ++i)
+    if (strcmp(p->joints[i].name, name) == 0) return i;
+  return -1;
+}
+
+static urdf_link* new_link(parser* p, const char* name, int line) {
+  if (grow(p, (void**)&p->links, &p->cap_links, p->num_links + 1, sizeof(urdf_link))) return NULL;
+  urdf_link* L = &p->links[p->num_links++];
+  memset(L, 0, sizeof *L);
+  L->name = name;
+  L->line = line;
+  L->parent_joint = -1;
+  L->body = -1;
+  return L;
+}
+
+static int parse_link(parser* p, const xmlNode* node) {
+  const char* name = required_attr(p, node, "name", "link", NULL, "link");
+  if (!name) return p->status;
+  if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(node), "link", NULL, "the attribute 'name' is empty");
+  const int other = find_link(p, name);
+  if (other >= 0)
+    return fail(p, MBT_ERR_DUPLICATE, line_of(node), "link", name, "a link with this name is already declared at line %d",
+                p->links[other].line);
+  urdf_link* L = new_link(p, name, line_of(node));
+  if (!L) return p->status;
+  const int index = p->num_links - 1;
+  const xmlNode* inertial = NULL;
+  for (const xmlNode* c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    L = &p->links[index];
+    if (is_element(c, "inertial")) {
+      if (check_once(p, inertial, c, "link", name) || parse_inertial(p, c, L)) return p->status;
+      inertial = c;
+    } else if (is_element(c, "visual") || is_element(c, "collision")) {
+      if (warn(p, line_of(c), "link", name, "<%s> ignored (mbt models no geometry)", (const char*)c->name))
+        return p->status;
+    } else if (warn(p, line_of(c), "link", name, "unknown element <%s> ignored", (const char*)c->name)) {
+      return p->status;
+    }
+  }
+  return MBT_OK;
+}
+
+/* ---- joints ------------------------------------------------------------------------------ */
+static bool joint_uses_axis(urdf_joint_type t) {
+  return t == J_REVOLUTE || t == J_CONTINUOUS || t == J_PRISMATIC || t == J_PLANAR;
+}
+
+static int parse_link_ref(parser* p, const xmlNode* c, const char* name, const char** out, int* line) {
+  const char* v = required_attr(p, c, "link", "joint", name, (const char*)c->name);
+  if (!v) return p->status;
+  if (!v[0])
+    return fail(p, MBT_ERR_PARSE, line_of(c), "joint", name, "<%s> attribute 'link' is empty", (const char*)c->name);
+  *out = v;
+  *line = line_of(c);
+  return MBT_OK;
+}
+
+static int parse_joint(parser* p, const xmlNode* node) {
+  const char* K = "joint";
+  const char* name = required_attr(p, node, "name", K, NULL, "joint");
+  if (!name) return p->status;
+  if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(node), K, NULL, "the attribute 'name' is empty");
+  const int other = find_joint(p, name);
+  if (other >= 0)
+    return fail(p, MBT_ERR_DUPLICATE, line_of(node), K, name, "a joint with this name is already declared at line %d",
+                p->joints[other].line);
+  const char* type = required_attr(p, node, "type", K, name, "joint");
+  if (!type) return p->status;
+  int t = -1;
+  for (int k = 0; k < (int)(sizeof kJointTypeNames / sizeof kJointTypeNames[0]); ++k)
+    if (strcmp(type, kJointTypeNames[k]) == 0) t = k;
+  if (t < 0)
+    return fail(p, MBT_ERR_PARSE, line_of(node), K, name,
+                "unknown joint type '%s' (expected revolute, continuous, prismatic, fixed, floating or planar)", type);
+  if (grow(p, (void**)&p->joints, &p->cap_joints, p->num_joints + 1, sizeof(urdf_joint))) return p->status;
+  urdf_joint J;
+  memset(&J, 0, sizeof J);
+  J.name = name;
+  J.line = line_of(node);
+  J.type = (urdf_joint_type)t;
+  J.parent = J.child = -1;
+  J.X_PF = mbt_transform_identity();
+  J.axis = mbt_vec3_make(1, 0, 0);
+  J.lower = -INFINITY;
+  J.upper = INFINITY;
+  J.velocity = INFINITY;
+  J.effort = INFINITY;
+  J.tree_joint = -1;
+  const xmlNode *origin = NULL, *parent = NULL, *child = NULL, *axis = NULL, *limit = NULL, *dynamics = NULL;
+  for (const xmlNode* c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    const xmlNode** slot = is_element(c, "origin")     ? &origin
+                           : is_element(c, "parent")   ? &parent
+                           : is_element(c, "child")    ? &child
+                           : is_element(c, "axis")     ? &axis
+                           : is_element(c, "limit")    ? &limit
+                           : is_element(c, "dynamics") ? &dynamics
+                                                       : NULL;
+    if (slot) {
+      if (check_once(p, *slot, c, K, name)) return p->status;
+      *slot = c;
+    } else if (is_element(c, "mimic")) {
+      if (warn(p, line_of(c), K, name, "<mimic> ignored: the joint is an independent degree of freedom"))
+        return p->status;
+    } else if (is_element(c, "calibration") || is_element(c, "safety_controller")) {
+      if (warn(p, line_of(c), K, name, "<%s> ignored (not modelled in dynamics)", (const char*)c->name))
+        return p->status;
+    } else if (warn(p, line_of(c), K, name, "unknown element <%s> ignored", (const char*)c->name)) {
+      return p->status;
+    }
+  }
+  if (!parent)
+    return fail(p, MBT_ERR_PARSE, J.line, K, name, "missing the required element <parent>");
+  if (!child) return fail(p, MBT_ERR_PARSE, J.line, K, name, "missing the required element <child>");
+  if (parse_link_ref(p, parent, name, &J.parent_name, &J.parent_line) ||
+      parse_link_ref(p, child, name, &J.child_name, &J.child_line))
+    return p->status;
+  if (origin) {
+    if (parse_origin(p, origin, &J.X_PF, K, name)) return p->status;
+    J.has_origin = true;
+  }
+  if (axis) {
+    const char* text = required_attr(p, axis, "xyz", K, name, "axis");
+    mbt_vec3 a;
+    if (!text || parse_reals(p, axis, text, "xyz", a.v, 3, K, name, "axis")) return p->status;
+    /* Only the direction is used (seed RevoluteJoint); below √ε there is none. */
+    const mbt_real n = mbt_vec3_norm(a);
+    if (joint_uses_axis(J.type)) {
+      if (!(n >= mbt_sqrt(DBL_EPSILON)))
+        return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(axis), K, name,
+                    "<axis> xyz (%g, %g, %g) is the zero vector: a %s joint needs a direction", a.v[0], a.v[1],
+                    a.v[2], type);
+      J.axis = mbt_vec3_scale(a, 1 / n);
+    }
+  }
+  if (limit) {
+    mbt_real lower = -INFINITY, upper = INFINITY;
+    if (optional_real(p, limit, "lower", &lower, K, name, "limit") ||
+        optional_real(p, limit, "upper", &upper, K, name, "limit") ||
+        optional_real(p, limit, "velocity", &J.velocity, K, name, "limit") ||
+        optional_real(p, limit, "effort", &J.effort, K, name, "limit"))
+      return p->status;
+    if (J.type == J_REVOLUTE || J.type == J_PRISMATIC) {
+      if (lower > upper)
+        return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name,
+                    "<limit> lower %s is above upper %s", num(lower).s, num(upper).s);
+      J.lower = lower;
+      J.upper = upper;
+    }
+    if (J.velocity < 0)
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> velocity %s is negative",
+                  num(J.velocity).s);
+    if (J.effort < 0)
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> effort %s is negative", num(J.effort).s);
+  }
+  if (dynamics) {
+    if (optional_real(p, dynamics, "damping", &J.damping, K, name, "dynamics") ||
+        optional_real(p, dynamics, "friction", &J.friction, K, name, "dynamics"))
+      return p->status;
+    if (J.damping < 0)
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(dynamics), K, name, "<dynamics> damping %s is negative",
+                  num(J.damping).s);
+    if (J.friction < 0)
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(dynamics), K, name, "<dynamics> friction %s is negative",
+                  num(J.friction).s);
+  }
+  p->joints[p->num_joints++] = J;
+  return MBT_OK;
+}
+
+/* ---- pass 1: the document ---------------------------------------------------------------- */
+static int parse_robot(parser* p, const xmlNode* robot) {
+  const char* name = attr(p, robot, "name");
+  if (p->status) return p->status;
+  p->robot_name = malloc(name ? strlen(name) + 1 : 1);
+  if (!p->robot_name) return no_memory(p);
+  strcpy(p->robot_name, name ? name : "");
+  for (const xmlNode* c = robot->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    if (is_element(c, "link")) {
+      if (parse_link(p, c)) return p->status;
+    } else if (is_element(c, "joint")) {
+      if (parse_joint(p, c)) return p->status;
+    } else if (is_element(c, "transmission") || is_element(c, "gazebo") || is_element(c, "material")) {
+      const char* n = attr(p, c, "name");
+      if (p->status) return p->status;
+      if (n && n[0] ? warn(p, line_of(c), (const char*)c->name, n, "ignored (not modelled in dynamics)")
+                    : warn(p, line_of(c), (const char*)c->name, NULL, "ignored (not modelled in dynamics)"))
+        return p->status;
+    } else if (warn(p, line_of(c), "robot", p->robot_name[0] ? p->robot_name : NULL, "unknown element <%s> ignored",
+                    (const char*)c->name)) {
+      return p->status;
+    }
+  }
+  if (p->num_links == 0)
+    return fail(p, MBT_ERR_PARSE, line_of(robot), "robot", p->robot_name, "the robot has no <link>");
+  return MBT_OK;
+}
+
+/* ---- pass 2: topology -------------------------------------------------------------------- */
+static int resolve_topology(parser* p) {
+  p->world_link = find_link(p, WORLD_NAME);
+  for (int j = 0; j < p->num_joints; ++j) {
+    urdf_joint* J = &p->joints[j];
+    int parent = find_link(p, J->parent_name);
+    if (parent < 0 && strcmp(J->parent_name, WORLD_NAME) == 0) {
+      /* A joint may name the world without declaring a "world" link. */
+      urdf_link* W = new_link(p, p->joints[j].parent_name, J->parent_line);
+      if (!W) return p->status;
+      J = &p->joints[j];
+      parent = p->world_link = p->num_links - 1;
+    }
+    if (parent < 0)
+      return fail(p, MBT_ERR_NOT_FOUND, J->parent_line, "joint", J->name, "<parent> link '%s' is not a link of the robot",
+                  J->parent_name);
+    const int child = find_link(p, J->child_name);
+    if (child < 0)
+      return fail(p, MBT_ERR_NOT_FOUND, J->child_line, "joint", J->name, "<child> link '%s' is not a link of the robot",
+                  J->child_name);
+    if (child == p->world_link)
+      return fail(p, MBT_ERR_TOPOLOGY, J->child_line, "joint", J->name,
+                  "<child> link 'world' is the world body and cannot be a joint's child");
+    if (child == parent)
+      return fail(p, MBT_ERR_TOPOLOGY, J->child_line, "joint", J->name,
+                  "joins link '%s' to itself (a cycle)", J->child_name);
+    urdf_link* C = &p->links[child];
+    if (C->parent_joint >= 0)
+      return fail(p, MBT_ERR_TOPOLOGY, J->child_line, "joint", J->name,
+                  "link '%s' has two parents: it is already the child of joint '%s' (line %d)", C->name,
+                  p->joints[C->parent_joint].name, p->joints[C->parent_joint].line);
+    C->parent_joint = j;
+    J->parent = parent;
+    J->child = child;
+  }
+  /* Children of each link in the order of their <joint> elements. */
+  p->child_joints = malloc((size_t)(p->num_joints > 0 ? p->num_joints : 1) * sizeof(int));
+  if (!p->child_joints) return no_memory(p);
+  for (int j = 0; j < p->num_joints; ++j) p->links[p->joints[j].parent].num_children++;
+  int slot = 0;
+  for (int i = 0; i < p->num_links; ++i) {
+    p->links[i].child_start = slot;
+    slot += p->links[i].num_children;
+    p->links[i].num_children = 0;
+  }
+  for (int j = 0; j < p->num_joints; ++j) {
+    urdf_link* P = &p->links[p->joints[j].parent];
+    p->child_joints[P->child_start + P->num_children++] = j;
+  }
+  /* Roots: the links that are no joint's child. With a world link, that is the world alone. */
+  int num_roots = 0, first = -1, second = -1;
+  for (int i = 0; i < p->num_links; ++i)
+    if (p->links[i].parent_joint < 0) {
+      if (num_roots == 0) first = i;
+      if (num_roots == 1) second = i;
+      ++num_roots;
+    }
+  if (num_roots > 1) {
+    const urdf_link* B = &p->links[second];
+    return fail(p, MBT_ERR_TOPOLOGY, B->line, "link", B->name,
+                "the robot has %d root links (links that are no joint's child), '%s' (line %d) and '%s'; "
+                "connect them with joints",
+                num_roots, p->links[first].name, p->links[first].line, B->name);
+  }
+  /* Depth-first from the root: any link not reached lies on a cycle (each link has at
+   * most one parent and there is at most one root). */
+  if (num_roots == 1) {
+    int* stack = malloc((size_t)p->num_links * sizeof(int));
+    if (!stack) return no_memory(p);
+    int top = 0;
+    stack[top++] = first;
+    while (top > 0) {
+      urdf_link* L = &p->links[stack[--top]];
+      L->state = 1;
+      for (int k = 0; k < L->num_children; ++k) stack[top++] = p->joints[p->child_joints[L->child_start + k]].child;
+    }
+    free(stack);
+  }
+  for (int i = 0; i < p->num_links; ++i) {
+    if (p->links[i].state) continue;
+    /* Walk up the parents from link i until a link repeats: that is the cycle. */
+    int slow = i, fast = i;
+    do {
+      slow = p->joints[p->links[slow].parent_joint].parent;
+      fast = p->joints[p->links[fast].parent_joint].parent;
+      fast = p->joints[p->links[fast].parent_joint].parent;
+    } while (slow != fast);
+    char path[512];
+    size_t n = 0;
+    int k = slow;
+    do {
+      int w = snprintf(path + n, sizeof path - n, "'%s' <- ", p->links[k].name);
+      if (w < 0 || (size_t)w >= sizeof path - n) break;
+      n += (size_t)w;
+      k = p->joints[p->links[k].parent_joint].parent;
+    } while (k != slow);
+    snprintf(path + n, sizeof path - n, "'%s'", p->links[slow].name);
+    const urdf_joint* J = &p->joints[p->links[slow].parent_joint];
+    return fail(p, MBT_ERR_TOPOLOGY, J->line, "joint", J->name, "the joints form a cycle: links %s", path);
+  }
+  if (num_roots == 0) return fail(p, MBT_ERR_TOPOLOGY, 0, NULL, NULL, "the robot has no root link");
+  return MBT_OK;
+}
+
+/* The root link (the only link that is no joint's child). */
+static int root_link(const parser* p) {
+  for (int i = 0; i < p->num_links; ++i)
+    if (p->links[i].parent_joint < 0) return i;
+  return -1;
+}
+
+/* ---- pass 3: the tree -------------------------------------------------------------------- */
+/* R with R·ẑ = â (the rotation about ẑ × â by the angle between them). */
+static mbt_mat3 rotation_z_to(mbt_vec3 a) {
+  const mbt_vec3 z = mbt_vec3_make(0, 0, 1);
+  const mbt_vec3 k = mbt_vec3_cross(z, a);
+  const mbt_real s = mbt_vec3_norm(k), c = mbt_vec3_dot(z, a);
+  if (s == 0) return c > 0 ? mbt_mat3_identity() : mbt_rotation_x(3.14159265358979323846);
+  return mbt_rotation_from_axis_angle(mbt_vec3_scale(k, 1 / s), mbt_atan2(s, c));
+}
+
+static bool transform_is_identity(const mbt_transform* X) {
+  const mbt_transform I = mbt_transform_identity();
+  return memcmp(&X->R, &I.R, sizeof I.R) == 0 && X->p.v[0] == 0 && X->p.v[1] == 0 && X->p.v[2] == 0;
+}
+
+static int tree_fail(parser* p, const mbt_tree* tree, int status, int line, const char* kind, const char* name) {
+  return fail(p, status, line, kind, name, "%s", mbt_tree_last_error(tree));
+}
+
+static int add_joint(parser* p, mbt_tree* tree, urdf_joint* J) {
+  const int P = J->parent == p->world_link ? mbt_tree_world_body(tree) : p->links[J->parent].body;
+  const int B = p->links[J->child].body;
+  const mbt_transform* X_PF = transform_is_identity(&J->X_PF) ? NULL : &J->X_PF;
+  int j = -1;
+  switch (J->type) {
+    case J_REVOLUTE:
+      j = mbt_tree_add_revolute_joint_with_limits(tree, J->name, P, X_PF, B, NULL, J->axis, J->lower, J->upper,
+                                                  J->damping);
+      break;
+    case J_CONTINUOUS:
+      j = mbt_tree_add_revolute_joint(tree, J->name, P, X_PF, B, NULL, J->axis, J->damping);
+      break;
+    case J_PRISMATIC:
+      j = mbt_tree_add_prismatic_joint(tree, J->name, P, X_PF, B, NULL, J->axis, J->damping);
+      if (j >= 0 && (J->lower != -INFINITY || J->upper != INFINITY) &&
+          mbt_joint_set_position_limits(tree, j, &J->lower, &J->upper, 1))
+        return tree_fail(p, tree, MBT_ERR_INVALID_ARGUMENT, J->line, "joint", J->name);
+      break;
+    case J_FIXED:
+      j = mbt_tree_add_weld_joint(tree, J->name, P, X_PF, B, NULL);
+      break;
+    case J_FLOATING: {
+      const mbt_real d[6] = {J->damping, J->damping, J->damping, J->damping, J->damping, J->damping};
+      j = mbt_tree_add_quaternion_floating_joint(tree, J->name, P, X_PF, B, NULL, d);
+      break;
+    }
+    case J_PLANAR: {
+      /* URDF: motion in the plane normal to the axis. The planar joint moves in F's xy
+       * plane, so F and M are the joint frame turned by R_JF with R_JF·ẑ = â:
+       * X_PF = X_PJ·R_JF, X_BM = R_JF (B is the joint frame J at q = 0). */
+      const mbt_transform X_JF = {rotation_z_to(J->axis), {{0, 0, 0}}};
+      const mbt_transform X_PF2 = mbt_transform_compose(&J->X_PF, &X_JF);
+      const mbt_real d[3] = {J->damping, J->damping, J->damping};
+      j = mbt_tree_add_planar_joint(tree, J->name, P, &X_PF2, B, &X_JF, d);
+      break;
+    }
+  }
+  if (j < 0) return tree_fail(p, tree, j, J->line, "joint", J->name);
+  if (J->type != J_FIXED && J->type != J_FLOATING && J->type != J_PLANAR && J->velocity != INFINITY) {
+    const mbt_real lo = -J->velocity, hi = J->velocity;
+    if (mbt_joint_set_velocity_limits(tree, j, &lo, &hi, 1))
+      return tree_fail(p, tree, MBT_ERR_INVALID_ARGUMENT, J->line, "joint", J->name);
+  }
+  J->tree_joint = j;
+  return MBT_OK;
+}
+
+static int build_tree(parser* p, mbt_urdf_result* result) {
+  const int root = root_link(p);
+  const bool floating = (p->flags & MBT_URDF_FLOATING) != 0;
+  const char* extra = NULL;
+  if (root != p->world_link) extra = floating ? ROOT_JOINT_NAME : WORLD_WELD_NAME;
+  if (floating && root == p->world_link) {
+    const urdf_link* W = &p->links[p->world_link];
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, W->line, "link", W->name,
+                "the robot is attached to the world by its link 'world', so it has no free root link to float "
+                "(MBT_URDF_FLOATING, --floating); load it without that option");
+  }
+  if (extra && find_joint(p, extra) >= 0) {
+    const urdf_joint* J = &p->joints[find_joint(p, extra)];
+    return fail(p, MBT_ERR_DUPLICATE, J->line, "joint", J->name,
+                "this name is reserved for the joint that attaches the root link '%s' to the world",
+                p->links[root].name);
+  }
+  /* Depth-first pre-order from the root, children in file order. */
+  int* order = malloc((size_t)p->num_links * sizeof(int));
+  int* stack = malloc((size_t)p->num_links * sizeof(int));
+  mbt_tree* tree = mbt_tree_create();
+  if (!order || !stack || !tree) {
+    free(order);
+    free(stack);
+    mbt_tree_destroy(tree);
+    return no_memory(p);
+  }
+  int n = 0, top = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    const int i = stack[--top];
+    order[n++] = i;
+    const urdf_link* L = &p->links[i];
+    for (int k = L->num_children - 1; k >= 0; --k) stack[top++] = p->joints[p->child_joints[L->child_start + k]].child;
+  }
+  free(stack);
+  for (int k = 0; k < n && p->status == MBT_OK; ++k) {
+    urdf_link* L = &p->links[order[k]];
+    if (order[k] == p->world_link) {
+      L->body = mbt_tree_world_body(tree);
+      if (L->has_inertial && L->M_BBo_B.mass != 0)
+        warn(p, L->inertia_line, "link", L->name, "the world link's <inertial> is ignored (the world body has no mass)");
+      continue;
+    }
+    const int line = L->has_inertial ? L->inertia_line : L->line;
+    int b;
+    if (L->nonphysical) {
+      if (!(p->flags & MBT_URDF_ALLOW_INVALID_INERTIA)) {
+        fail(p, MBT_ERR_NONPHYSICAL, line, "link", L->name, "non-physical inertia: %s", L->nonphysical_why);
+        break;
+      }
+      if (warn(p, line, "link", L->name, "non-physical inertia loaded as written: %s", L->nonphysical_why)) break;
+      b = mbt_tree_add_rigid_body_unchecked(tree, L->name, &L->M_BBo_B);
+    } else {
+      b = mbt_tree_add_rigid_body(tree, L->name, &L->M_BBo_B);
+      if (b == MBT_ERR_NONPHYSICAL && (p->flags & MBT_URDF_ALLOW_INVALID_INERTIA)) {
+        if (warn(p, line, "link", L->name, "non-physical inertia loaded as written: %s", mbt_tree_last_error(tree)))
+          break;
+        b = mbt_tree_add_rigid_body_unchecked(tree, L->name, &L->M_BBo_B);
+      }
+    }
+    if (b < 0) {
+      tree_fail(p, tree, b, line, "link", L->name);
+      break;
+    }
+    L->body = b;
+  }
+  int extra_joint = -1;
+  if (p->status == MBT_OK && extra) {
+    const int B = p->links[root].body;
+    extra_joint = floating ? mbt_tree_add_quaternion_floating_joint(tree, extra, mbt_tree_world_body(tree), NULL, B,
+                                                                    NULL, NULL)
+                           : mbt_tree_add_weld_joint(tree, extra, mbt_tree_world_body(tree), NULL, B, NULL);
+    if (extra_joint < 0) tree_fail(p, tree, extra_joint, p->links[root].line, "link", p->links[root].name);
+  }
+  for (int k = 0; k < n && p->status == MBT_OK; ++k) {
+    const urdf_link* L = &p->links[order[k]];
+    if (L->parent_joint >= 0) add_joint(p, tree, &p->joints[L->parent_joint]);
+  }
+  free(order);
+  if (p->status == MBT_OK) {
+    const int s = mbt_tree_finalize(tree);
+    if (s) fail(p, s, 0, NULL, NULL, "%s", mbt_tree_last_error(tree));
+  }
+  const int nj = mbt_tree_num_joints(tree);
+  if (p->status == MBT_OK) {
+    result->joint_friction = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(mbt_real));
+    result->joint_effort = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(mbt_real));
+    if (!result->joint_friction || !result->joint_effort) no_memory(p);
+  }
+  if (p->status != MBT_OK) {
+    mbt_tree_destroy(tree);
+    return p->status;
+  }
+  result->num_joints = nj;
+  for (int j = 0; j < nj; ++j) {
+    result->joint_friction[j] = 0;
+    result->joint_effort[j] = INFINITY;
+  }
+  for (int i = 0; i < p->num_joints; ++i) {
+    const urdf_joint* J = &p->joints[i];
+    if (J->tree_joint < 0 || J->tree_joint >= nj) continue;
+    result->joint_friction[J->tree_joint] = J->friction;
+    result->joint_effort[J->tree_joint] = J->effort;
+  }
+  result->tree = tree;
+  return MBT_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+/* The first XML error, recorded by the structured handler (which also keeps libxml2 from
+ * printing). */
+typedef struct {
+  bool set;
+  int line;
+  char message[512];
+} xml_first_error;
+
+#if LIBXML_VERSION >= 21200
+static void record_error(void* user, const xmlError* error) {
+#else
+static void record_error(void* user, xmlErrorPtr error) {
+#endif
+  const xmlParserCtxt* ctxt = user;
+  xml_first_error* first = ctxt ? ctxt->_private : NULL;
+  if (!first || first->set || !error || error->level < XML_ERR_ERROR) return;
+  first->set = true;
+  first->line = error->line;
+  snprintf(first->message, sizeof first->message, "%s", error->message ? error->message : "unknown error");
+}
+
+static void parser_free(parser* p) {
+  for (int i = 0; i < p->num_pool; ++i) xmlFree(p->pool[i]);
+  free(p->pool);
+  for (int i = 0; i < p->num_warnings; ++i) free(p->warnings[i]);
+  free(p->warnings);
+  free(p->links);
+  free(p->joints);
+  free(p->child_joints);
+  free(p->robot_name);
+}
+
+static bool all_space(const char* s, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!is_space(s[i])) return false;
+  return true;
+}
+
+static int load(const char* xml, size_t length, const char* source, int flags, mbt_urdf_result* result) {
+  parser p;
+  memset(&p, 0, sizeof p);
+  p.source = source && source[0] ? source : "<string>";
+  p.flags = flags;
+  p.world_link = -1;
+  xmlDocPtr doc = NULL;
+  xmlParserCtxtPtr ctxt = NULL;
+  if (!xml) {
+    fail(&p, MBT_ERR_INVALID_ARGUMENT, 0, NULL, NULL, "no URDF text (NULL)");
+  } else if (length == 0 || all_space(xml, length)) {
+    fail(&p, MBT_ERR_PARSE, 1, NULL, NULL, "empty file: expected a URDF <robot> element");
+  } else if (length > (size_t)INT_MAX) {
+    fail(&p, MBT_ERR_PARSE, 0, NULL, NULL, "the URDF text is too large (%zu bytes)", length);
+  } else if (!(ctxt = xmlNewParserCtxt())) {
+    no_memory(&p);
+  } else {
+    /* Never print: errors go to a silent structured handler and are read back from the
+     * context. No network, no external entities, line numbers above 65535. */
+    xml_first_error first;
+    memset(&first, 0, sizeof first);
+    ctxt->sax->serror = record_error;
+    ctxt->_private = &first;
+    doc = xmlCtxtReadMemory(ctxt, xml, (int)length, p.source, NULL,
+                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+    if (!doc || !ctxt->wellFormed) {
+      if (!first.set) {
+        const xmlError* e = xmlCtxtGetLastError(ctxt);
+        first.line = e ? e->line : 0;
+        snprintf(first.message, sizeof first.message, "%s", e && e->message ? e->message : "unknown error");
+      }
+      size_t k = strlen(first.message);
+      while (k > 0 && is_space(first.message[k - 1])) first.message[--k] = '\0';
+      fail(&p, MBT_ERR_PARSE, first.line > 0 ? first.line : 1, NULL, NULL, "malformed XML: %s", first.message);
+    }
+  }
+  if (p.status == MBT_OK) {
+    const xmlNode* root = xmlDocGetRootElement(doc);
+    if (!root)
+      fail(&p, MBT_ERR_PARSE, 1, NULL, NULL, "no root element: expected <robot>");
+    else if (!is_element(root, "robot"))
+      fail(&p, MBT_ERR_PARSE, line_of(root), (const char*)root->name, NULL, "the root element is not <robot>");
+    else if (parse_robot(&p, root) == MBT_OK && resolve_topology(&p) == MBT_OK)
+      build_tree(&p, result);
+  }
+  if (doc) xmlFreeDoc(doc);
+  if (ctxt) xmlFreeParserCtxt(ctxt);
+  result->status = p.status;
+  if (p.status != MBT_OK) {
+    snprintf(result->error, sizeof result->error, "%s", p.error);
+    parser_free(&p);
+    free(result->joint_friction);
+    free(result->joint_effort);
+    result->joint_friction = result->joint_effort = NULL;
+    result->tree = NULL;
+    return p.status;
+  }
+  result->warnings = p.warnings;
+  result->num_warnings = p.num_warnings;
+  result->robot_name = p.robot_name;
+  p.warnings = NULL;
+  p.num_warnings = 0;
+  p.robot_name = NULL;
+  parser_free(&p);
+  return MBT_OK;
+}
+
+int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,
+                         mbt_urdf_result* result) {
+  if (!result) return MBT_ERR_INVALID_ARGUMENT;
+  memset(result, 0, sizeof *result);
+  return load(xml, length, source_name, flags, result);
+}
+
+int mbt_urdf_load_file(const char* path, int flags, mbt_urdf_result* result) {
+  if (!result) return MBT_ERR_INVALID_ARGUMENT;
+  memset(result, 0, sizeof *result);
+  if (!path) {
+    result->status = MBT_ERR_INVALID_ARGUMENT;
+    snprintf(result->error, sizeof result->error, "no URDF file name (NULL)");
+    return result->status;
+  }
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    result->status = MBT_ERR_IO;
+    snprintf(result->error, sizeof result->error, "%s: cannot open the file: %s", path, strerror(errno));
+    return result->status;
+  }
+  char* buf = NULL;
+  size_t len = 0, cap = 0;
+  int status = MBT_OK;
+  for (;;) {
+    if (cap - len < 65536) {
+      size_t ncap = cap ? cap * 2 : 65536;
+      char* nb = ncap > cap ? realloc(buf, ncap) : NULL;
+      if (!nb) {
+        status = MBT_ERR_NO_MEMORY;
+        break;
+      }
+      buf = nb;
+      cap = ncap;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) {
+      if (ferror(f)) status = MBT_ERR_IO;
+      break;
+    }
+  }
+  const int read_errno = errno;
+  fclose(f);
+  if (status != MBT_OK) {
+    free(buf);
+    result->status = status;
+    if (status == MBT_ERR_IO)
+      snprintf(result->error, sizeof result->error, "%s: cannot read the file: %s", path, strerror(read_errno));
+    else
+      snprintf(result->error, sizeof result->error, "%s: out of memory", path);
+    return status;
+  }
+  status = load(buf, len, path, flags, result);
+  free(buf);
+  return status;
+}
+
+void mbt_urdf_result_free(mbt_urdf_result* result) {
+  if (!result) return;
+  mbt_tree_destroy(result->tree);
+  for (int i = 0; i < result->num_warnings; ++i) free(result->warnings[i]);
+  free(result->warnings);
+  free(result->joint_friction);
+  free(result->joint_effort);
+  free(result->robot_name);
+  const int status = result->status;
+  memset(result, 0, sizeof *result);
+  result->status = status;
+}

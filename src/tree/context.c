@@ -1,0 +1,250 @@
+/* context.c: the state of a tree (seed: CreateDefaultContext, SetDefaultContext), its
+ * per-context parameters, and all the memory the algorithms use, allocated here once. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mobilizers/mobilizer_kernels.h"
+#include "tree/context_internal.h"
+
+int mbt__context_error(const mbt_context* ctx, int status, const char* fmt, ...) {
+  if (ctx) {
+    mbt_context* c = (mbt_context*)ctx; /* the error buffer may be written by const calls */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+const char* mbt_context_last_error(const mbt_context* ctx) { return ctx ? ctx->error : ""; }
+
+/* calloc that never returns NULL for n = 0 on success. */
+static void* alloc(size_t n, size_t size, bool* failed) {
+  void* p = calloc(n > 0 ? n : 1, size);
+  if (!p) *failed = true;
+  return p;
+}
+
+void mbt_context_destroy(mbt_context* ctx) {
+  if (!ctx) return;
+  free(ctx->q);
+  free(ctx->v);
+  free(ctx->damping);
+  free(ctx->joint_locked);
+  free(ctx->v_locked);
+  free(ctx->pc.X_WB);
+  free(ctx->pc.X_PB);
+  free(ctx->pc.X_FM);
+  free(ctx->pc.p_PoBo_W);
+  free(ctx->pc.R_WF);
+  free(ctx->pc.H_FM);
+  free(ctx->pc.H_PB_W);
+  free(ctx->pc.M_Bo_W);
+  free(ctx->pc.p_WBcm);
+  free(ctx->vc.V_WB);
+  free(ctx->vc.V_PB_W);
+  free(ctx->vc.V_FM);
+  free(ctx->ac.A_WB);
+  free(ctx->aba.P_B_W);
+  free(ctx->aba.Pplus_B_W);
+  free(ctx->aba.U_W);
+  free(ctx->aba.D_LLT);
+  free(ctx->aba.Ab_WB);
+  free(ctx->aba.Z_Bo_W);
+  free(ctx->aba.Zplus_Bo_W);
+  free(ctx->aba.e);
+  free(ctx->aba.A_WB);
+  free(ctx->scratch_A);
+  free(ctx->scratch_F);
+  free(ctx->scratch_F2);
+  free(ctx->scratch_I);
+  for (int i = 0; i < 4; ++i) free(ctx->scratch_nv[i]);
+  free(ctx->scratch_nvnv);
+  mbt_multibody_forces_destroy(ctx->forces);
+  free(ctx);
+}
+
+mbt_context* mbt_context_create(const mbt_tree* tree) {
+  if (!tree) return NULL;
+  if (!tree->finalized) {
+    mbt__tree_error(tree, MBT_ERR_NOT_FINALIZED, "mbt_context_create: the tree is not finalized");
+    return NULL;
+  }
+  mbt_context* ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
+    return NULL;
+  }
+  const size_t nn = (size_t)tree->num_nodes, nq = (size_t)tree->nq, nv = (size_t)tree->nv;
+  bool failed = false;
+  ctx->tree = tree;
+  ctx->q = alloc(nq, sizeof(mbt_real), &failed);
+  ctx->v = alloc(nv, sizeof(mbt_real), &failed);
+  ctx->damping = alloc(nv, sizeof(mbt_real), &failed);
+  ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), &failed);
+  ctx->v_locked = alloc(nv, sizeof(bool), &failed);
+  ctx->pc.X_WB = alloc(nn, sizeof(mbt_transform), &failed);
+  ctx->pc.X_PB = alloc(nn, sizeof(mbt_transform), &failed);
+  ctx->pc.X_FM = alloc(nn, sizeof(mbt_transform), &failed);
+  ctx->pc.p_PoBo_W = alloc(nn, sizeof(mbt_vec3), &failed);
+  ctx->pc.R_WF = alloc(nn, sizeof(mbt_mat3), &failed);
+  ctx->pc.H_FM = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
+  ctx->pc.H_PB_W = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
+  ctx->pc.M_Bo_W = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
+  ctx->pc.p_WBcm = alloc(nn, sizeof(mbt_vec3), &failed);
+  ctx->vc.V_WB = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
+  ctx->vc.V_PB_W = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
+  ctx->vc.V_FM = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
+  ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->aba.P_B_W = alloc(nn, sizeof(mbt_articulated_body_inertia), &failed);
+  ctx->aba.Pplus_B_W = alloc(nn, sizeof(mbt_articulated_body_inertia), &failed);
+  ctx->aba.U_W = alloc(nv, sizeof(mbt_spatial_force), &failed);
+  ctx->aba.D_LLT = alloc(36 * nn, sizeof(mbt_real), &failed);
+  ctx->aba.Ab_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->aba.Z_Bo_W = alloc(nn, sizeof(mbt_spatial_force), &failed);
+  ctx->aba.Zplus_Bo_W = alloc(nn, sizeof(mbt_spatial_force), &failed);
+  ctx->aba.e = alloc(nv, sizeof(mbt_real), &failed);
+  ctx->aba.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->scratch_A = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->scratch_F = alloc(nn, sizeof(mbt_spatial_force), &failed);
+  ctx->scratch_F2 = alloc(nn, sizeof(mbt_spatial_force), &failed);
+  ctx->scratch_I = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
+  for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
+  ctx->scratch_nvnv = alloc(nv * nv, sizeof(mbt_real), &failed);
+  ctx->forces = mbt_multibody_forces_create(tree);
+  if (failed || !ctx->forces) {
+    mbt_context_destroy(ctx);
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
+    return NULL;
+  }
+  /* Poses start at the identity (the world's stay there). */
+  for (size_t n = 0; n < nn; ++n) {
+    ctx->pc.X_WB[n] = ctx->pc.X_PB[n] = ctx->pc.X_FM[n] = mbt_transform_identity();
+    ctx->pc.R_WF[n] = mbt_mat3_identity();
+  }
+  mbt_tree_set_default_context(tree, ctx);
+  return ctx;
+}
+
+/* Seed SetDefaultContext. */
+void mbt_tree_set_default_context(const mbt_tree* tree, mbt_context* ctx) {
+  if (!tree || !ctx || ctx->tree != tree) {
+    if (ctx) mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "mbt_tree_set_default_context: the context "
+                                "belongs to another tree");
+    return;
+  }
+  ctx->time = 0;
+  for (int n = 1; n < tree->num_nodes; ++n) {
+    const mbt_node* node = &tree->nodes[n];
+    mbt_real* q = ctx->q + node->q_start;
+    mbt_real* v = ctx->v + node->v_start;
+    if (node->joint >= 0) {
+      const mbt_joint* J = &tree->joints[node->joint];
+      for (int k = 0; k < node->nq; ++k) q[k] = J->default_q[k];
+      for (int k = 0; k < node->nv; ++k) {
+        v[k] = 0;
+        ctx->damping[node->v_start + k] = J->default_damping[k];
+      }
+    } else {
+      mbt__mob_set_zero_state(node, q, v);
+      for (int k = 0; k < node->nv; ++k) ctx->damping[node->v_start + k] = 0;
+    }
+  }
+  for (int j = 0; j < tree->num_joints; ++j) ctx->joint_locked[j] = false;
+  for (int k = 0; k < tree->nv; ++k) ctx->v_locked[k] = false;
+  ctx->any_locked = false;
+  mbt__context_invalidate_q(ctx);
+}
+
+int mbt_context_copy_state(mbt_context* dst, const mbt_context* src) {
+  if (!dst || !src) return MBT_ERR_INVALID_ARGUMENT;
+  if (dst->tree != src->tree)
+    return mbt__context_error(dst, MBT_ERR_INVALID_ARGUMENT,
+                              "mbt_context_copy_state: the contexts belong to different trees");
+  if (dst == src) return MBT_OK;
+  const mbt_tree* tree = src->tree;
+  const size_t nq = (size_t)tree->nq, nv = (size_t)tree->nv;
+  dst->time = src->time;
+  if (nq) memcpy(dst->q, src->q, nq * sizeof *dst->q);
+  if (nv) {
+    memcpy(dst->v, src->v, nv * sizeof *dst->v);
+    memcpy(dst->damping, src->damping, nv * sizeof *dst->damping);
+    memcpy(dst->v_locked, src->v_locked, nv * sizeof *dst->v_locked);
+  }
+  if (tree->num_joints) memcpy(dst->joint_locked, src->joint_locked, (size_t)tree->num_joints * sizeof(bool));
+  dst->any_locked = src->any_locked;
+  mbt__context_invalidate_q(dst);
+  return MBT_OK;
+}
+
+mbt_context* mbt_context_clone(const mbt_context* ctx) {
+  if (!ctx) return NULL;
+  mbt_context* c = mbt_context_create(ctx->tree);
+  if (!c) return NULL;
+  mbt_context_copy_state(c, ctx);
+  return c;
+}
+
+const mbt_tree* mbt_context_tree(const mbt_context* ctx) { return ctx ? ctx->tree : NULL; }
+
+mbt_real mbt_context_time(const mbt_context* ctx) { return ctx->time; }
+void mbt_context_set_time(mbt_context* ctx, mbt_real t) { ctx->time = t; }
+
+const mbt_real* mbt_context_q(const mbt_context* ctx) { return ctx->q; }
+const mbt_real* mbt_context_v(const mbt_context* ctx) { return ctx->v; }
+
+mbt_real* mbt_context_mutable_q(mbt_context* ctx) {
+  mbt__context_invalidate_q(ctx);
+  return ctx->q;
+}
+
+mbt_real* mbt_context_mutable_v(mbt_context* ctx) {
+  mbt__context_invalidate_v(ctx);
+  return ctx->v;
+}
+
+static int check_size(const mbt_context* ctx, const char* fn, const void* p, int n, int expected,
+                      const char* what) {
+  if (n != expected)
+    return mbt__context_error(ctx, MBT_ERR_SIZE, "%s: got %d values, %s has %d", fn, n, what, expected);
+  if (!p && n > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: the array is NULL", fn);
+  return MBT_OK;
+}
+
+int mbt_context_set_q(mbt_context* ctx, const mbt_real* q, int n) {
+  int s = check_size(ctx, "mbt_context_set_q", q, n, ctx->tree->nq, "q");
+  if (s) return s;
+  if (n) memcpy(ctx->q, q, (size_t)n * sizeof *q);
+  mbt__context_invalidate_q(ctx);
+  return MBT_OK;
+}
+
+int mbt_context_set_v(mbt_context* ctx, const mbt_real* v, int n) {
+  int s = check_size(ctx, "mbt_context_set_v", v, n, ctx->tree->nv, "v");
+  if (s) return s;
+  if (n) memcpy(ctx->v, v, (size_t)n * sizeof *v);
+  mbt__context_invalidate_v(ctx);
+  return MBT_OK;
+}
+
+int mbt_context_set_x(mbt_context* ctx, const mbt_real* x, int n) {
+  const int nq = ctx->tree->nq, nv = ctx->tree->nv;
+  int s = check_size(ctx, "mbt_context_set_x", x, n, nq + nv, "x = [q; v]");
+  if (s) return s;
+  if (nq) memcpy(ctx->q, x, (size_t)nq * sizeof *x);
+  if (nv) memcpy(ctx->v, x + nq, (size_t)nv * sizeof *x);
+  mbt__context_invalidate_q(ctx);
+  return MBT_OK;
+}
+
+int mbt_context_get_x(const mbt_context* ctx, mbt_real* x, int n) {
+  const int nq = ctx->tree->nq, nv = ctx->tree->nv;
+  int s = check_size(ctx, "mbt_context_get_x", x, n, nq + nv, "x = [q; v]");
+  if (s) return s;
+  if (nq) memcpy(x, ctx->q, (size_t)nq * sizeof *x);
+  if (nv) memcpy(x + nq, ctx->v, (size_t)nv * sizeof *x);
+  return MBT_OK;
+}

@@ -1,0 +1,280 @@
+/* finalize.c: the topology of a tree (seed: MultibodyTree::Finalize, get_tree_height).
+ *
+ * Body-node order: depth-first from the world, children in the order their mobilizers
+ * were added, so every body comes after its parent and each subtree is the contiguous
+ * node range [node, subtree_end). Levels are the distance from the world; the height is
+ * the number of levels (the world alone has height 1). The q and v slices are assigned in
+ * node order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree/tree_build.h"
+
+int mbt_tree_finalize(mbt_tree* tree) {
+  if (!tree) return MBT_ERR_INVALID_ARGUMENT;
+  if (tree->finalized)
+    return mbt__tree_error(tree, MBT_ERR_FINALIZED, "finalize: the tree is already finalized");
+  const int nb = tree->num_bodies;
+
+  /* Bodies without an inboard mobilizer get a quaternion-floating one from the world. */
+  int num_floating = 0;
+  for (int b = 1; b < nb; ++b)
+    if (tree->bodies[b].mobilizer < 0) ++num_floating;
+  char** names = calloc((size_t)(num_floating > 0 ? num_floating : 1), sizeof *names);
+  if (!names) return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
+  int status = MBT_OK;
+  for (int b = 1, k = 0; b < nb && status == MBT_OK; ++b) {
+    if (tree->bodies[b].mobilizer >= 0) continue;
+    size_t len = strlen(tree->bodies[b].name) + sizeof "_floating";
+    names[k] = malloc(len);
+    if (!names[k]) {
+      status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
+      break;
+    }
+    snprintf(names[k], len, "%s_floating", tree->bodies[b].name);
+    int clash = mbt__find_mobilizer(tree, names[k]);
+    for (int j = 0; j < k && clash < 0; ++j)
+      if (strcmp(names[j], names[k]) == 0) clash = j;
+    if (clash >= 0)
+      status = mbt__tree_error(tree, MBT_ERR_DUPLICATE,
+                               "finalize: body '%s' needs a floating mobilizer named '%s', but that name is "
+                               "already used",
+                               tree->bodies[b].name, names[k]);
+    ++k;
+  }
+
+  /* Topology arrays (the height is at most the number of bodies). */
+  int max_nv = 0;
+  for (int m = 0; m < tree->num_mobilizers; ++m) max_nv += tree->mobilizers[m].nv;
+  max_nv += 6 * num_floating;
+  mbt_node* nodes = calloc((size_t)nb, sizeof *nodes);
+  int* level_start = calloc((size_t)nb + 1, sizeof *level_start);
+  int* level_nodes = calloc((size_t)nb, sizeof *level_nodes);
+  int* children = calloc((size_t)nb, sizeof *children);
+  int* v_node = calloc((size_t)(max_nv > 0 ? max_nv : 1), sizeof *v_node);
+  int* stack = calloc((size_t)nb, sizeof *stack);
+  int* order = calloc((size_t)nb, sizeof *order);
+  int* level_count = calloc((size_t)nb + 1, sizeof *level_count);
+  if (status == MBT_OK && (!nodes || !level_start || !level_nodes || !children || !v_node || !stack || !order ||
+                           !level_count ||
+                           mbt__tree_reserve(tree, 0, num_floating, 0, 0)))
+    status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
+  if (status != MBT_OK) {
+    for (int k = 0; k < num_floating; ++k) free(names[k]);
+    free(names);
+    free(nodes);
+    free(level_start);
+    free(level_nodes);
+    free(children);
+    free(v_node);
+    free(stack);
+    free(order);
+    free(level_count);
+    return status;
+  }
+
+  /* Nothing can fail from here on. */
+  for (int b = 1, k = 0; b < nb; ++b)
+    if (tree->bodies[b].mobilizer < 0) {
+      mbt__append_mobilizer(tree, names[k++], MBT_MOBILIZER_QUATERNION_FLOATING, 0, tree->bodies[b].body_frame,
+                            mbt_vec3_zero(), 0, -1);
+      tree->bodies[b].is_floating = true;
+    }
+  free(names);
+
+  /* Children of each body, in the order their mobilizers were added. */
+  for (int b = 0; b < nb; ++b) tree->bodies[b].num_children = 0;
+  for (int m = 0; m < tree->num_mobilizers; ++m) tree->bodies[tree->mobilizers[m].inboard_body].num_children++;
+  for (int b = 0, slot = 0; b < nb; ++b) {
+    tree->bodies[b].first_child_slot = slot;
+    slot += tree->bodies[b].num_children;
+    tree->bodies[b].num_children = 0;
+  }
+  for (int m = 0; m < tree->num_mobilizers; ++m) {
+    mbt_body* P = &tree->bodies[tree->mobilizers[m].inboard_body];
+    children[P->first_child_slot + P->num_children++] = tree->mobilizers[m].outboard_body;
+  }
+
+  /* Depth-first preorder from the world: push children in reverse so they pop in order. */
+  int top = 0, num_nodes = 0, height = 1;
+  stack[top++] = 0;
+  tree->bodies[0].level = 0;
+  while (top > 0) {
+    int b = stack[--top];
+    mbt_body* B = &tree->bodies[b];
+    B->node = num_nodes;
+    order[num_nodes++] = b;
+    if (B->level + 1 > height) height = B->level + 1;
+    for (int k = B->num_children - 1; k >= 0; --k) {
+      int c = children[B->first_child_slot + k];
+      tree->bodies[c].level = B->level + 1;
+      stack[top++] = c;
+    }
+  }
+  free(stack);
+
+  /* Levels: level_nodes grouped by level, node order within a level. */
+  for (int l = 0; l <= height; ++l) level_start[l] = level_count[l] = 0;
+  for (int n = 0; n < nb; ++n) level_start[tree->bodies[order[n]].level + 1]++;
+  for (int l = 0; l < height; ++l) level_start[l + 1] += level_start[l];
+  for (int n = 0; n < nb; ++n) {
+    int l = tree->bodies[order[n]].level;
+    level_nodes[level_start[l] + level_count[l]++] = n;
+  }
+  free(level_count);
+
+  /* q/v slices in node order. */
+  int nq = 0, nv = 0;
+  for (int n = 1; n < nb; ++n) {
+    mbt_mobilizer* m = &tree->mobilizers[tree->bodies[order[n]].mobilizer];
+    m->q_start = nq;
+    m->v_start = nv;
+    for (int k = 0; k < m->nv; ++k) v_node[nv + k] = n;
+    nq += m->nq;
+    nv += m->nv;
+  }
+  tree->nq = nq;
+  tree->nv = nv;
+  tree->height = height;
+  tree->num_nodes = nb;
+  tree->finalized = true; /* node copies read it for parent_node and level */
+
+  /* Node copies. */
+  for (int n = 0; n < nb; ++n) {
+    mbt_node* node = &nodes[n];
+    int b = order[n];
+    if (n == 0) {
+      memset(node, 0, sizeof *node);
+      node->body = 0;
+      node->parent_node = -1;
+      node->mobilizer = -1;
+      node->joint = -1;
+      node->level = 0;
+      node->type = MBT_MOBILIZER_WELD;
+      node->X_PF = mbt_transform_identity();
+      node->X_MB = mbt_transform_identity();
+      node->X_PF_is_identity = node->X_MB_is_identity = true;
+      node->M_BBo_B = tree->bodies[0].M_BBo_B;
+    } else {
+      mbt__node_from_mobilizer(tree, tree->bodies[b].mobilizer, node);
+    }
+  }
+  /* subtree_end = node + size of the subtree, accumulated from the leaves. */
+  for (int n = 0; n < nb; ++n) nodes[n].subtree_end = n + 1;
+  for (int n = nb - 1; n > 0; --n) {
+    int p = nodes[n].parent_node;
+    if (nodes[n].subtree_end > nodes[p].subtree_end) nodes[p].subtree_end = nodes[n].subtree_end;
+  }
+  free(order);
+
+  tree->nodes = nodes;
+  tree->level_start = level_start;
+  tree->level_nodes = level_nodes;
+  tree->body_children = children;
+  tree->v_node = v_node;
+  return MBT_OK;
+}
+
+bool mbt_tree_is_finalized(const mbt_tree* tree) { return tree && tree->finalized; }
+
+int mbt_tree_num_positions(const mbt_tree* tree) {
+  if (tree->finalized) return tree->nq;
+  int nq = 0;
+  for (int m = 0; m < tree->num_mobilizers; ++m) nq += tree->mobilizers[m].nq;
+  return nq;
+}
+
+int mbt_tree_num_velocities(const mbt_tree* tree) {
+  if (tree->finalized) return tree->nv;
+  int nv = 0;
+  for (int m = 0; m < tree->num_mobilizers; ++m) nv += tree->mobilizers[m].nv;
+  return nv;
+}
+
+int mbt_tree_num_states(const mbt_tree* tree) { return mbt_tree_num_positions(tree) + mbt_tree_num_velocities(tree); }
+
+static int need_finalized(const mbt_tree* tree, const char* what) {
+  if (tree->finalized) return MBT_OK;
+  return mbt__tree_error(tree, MBT_ERR_NOT_FINALIZED, "%s: the tree is not finalized", what);
+}
+
+static int need_body(const mbt_tree* tree, const char* what, int body) {
+  int s = need_finalized(tree, what);
+  if (s) return s;
+  if (body < 0 || body >= tree->num_bodies)
+    return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "%s: unknown body %d (the tree has %d bodies)", what, body,
+                           tree->num_bodies);
+  return MBT_OK;
+}
+
+int mbt_tree_height(const mbt_tree* tree) {
+  int s = need_finalized(tree, "mbt_tree_height");
+  return s ? s : tree->height;
+}
+
+int mbt_tree_body_node(const mbt_tree* tree, int body) {
+  int s = need_body(tree, "mbt_tree_body_node", body);
+  return s ? s : tree->bodies[body].node;
+}
+
+int mbt_tree_node_body(const mbt_tree* tree, int node) {
+  int s = need_finalized(tree, "mbt_tree_node_body");
+  if (s) return s;
+  if (node < 0 || node >= tree->num_nodes)
+    return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "mbt_tree_node_body: unknown node %d (the tree has %d nodes)",
+                           node, tree->num_nodes);
+  return tree->nodes[node].body;
+}
+
+int mbt_tree_body_level(const mbt_tree* tree, int body) {
+  int s = need_body(tree, "mbt_tree_body_level", body);
+  return s ? s : tree->bodies[body].level;
+}
+
+int mbt_tree_body_parent(const mbt_tree* tree, int body) {
+  int s = need_body(tree, "mbt_tree_body_parent", body);
+  return s ? s : tree->bodies[body].parent;
+}
+
+int mbt_tree_body_mobilizer(const mbt_tree* tree, int body) {
+  int s = need_body(tree, "mbt_tree_body_mobilizer", body);
+  return s ? s : tree->bodies[body].mobilizer;
+}
+
+int mbt_tree_body_num_children(const mbt_tree* tree, int body) {
+  int s = need_body(tree, "mbt_tree_body_num_children", body);
+  return s ? s : tree->bodies[body].num_children;
+}
+
+int mbt_tree_body_child(const mbt_tree* tree, int body, int k) {
+  int s = need_body(tree, "mbt_tree_body_child", body);
+  if (s) return s;
+  const mbt_body* B = &tree->bodies[body];
+  if (k < 0 || k >= B->num_children)
+    return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "body '%s': no child %d (it has %d)", B->name, k,
+                           B->num_children);
+  return tree->body_children[B->first_child_slot + k];
+}
+
+bool mbt_tree_body_is_floating(const mbt_tree* tree, int body) {
+  return need_body(tree, "mbt_tree_body_is_floating", body) == MBT_OK && tree->bodies[body].is_floating;
+}
+
+int mbt_tree_num_bodies_at_level(const mbt_tree* tree, int level) {
+  int s = need_finalized(tree, "mbt_tree_num_bodies_at_level");
+  if (s) return s;
+  if (level < 0 || level >= tree->height)
+    return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "mbt_tree_num_bodies_at_level: no level %d (height %d)", level,
+                           tree->height);
+  return tree->level_start[level + 1] - tree->level_start[level];
+}
+
+int mbt_tree_body_at_level(const mbt_tree* tree, int level, int k) {
+  int n = mbt_tree_num_bodies_at_level(tree, level);
+  if (n < 0) return n;
+  if (k < 0 || k >= n)
+    return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "mbt_tree_body_at_level: level %d has no body %d (it has %d)",
+                           level, k, n);
+  return tree->nodes[tree->level_nodes[tree->level_start[level] + k]].body;
+}

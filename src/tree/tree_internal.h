@@ -1,0 +1,115 @@
+/* tree_internal.h: the layout of mbt_tree (not installed).
+ *
+ * Building fills the element arrays (bodies, frames, mobilizers, joints, force elements).
+ * Finalize fills the topology: the body nodes in depth-first order from the world, with a
+ * copy of each node's mobilizer data so the algorithms read one contiguous array. */
+#ifndef MBT_TREE_INTERNAL_H
+#define MBT_TREE_INTERNAL_H
+
+#include <stddef.h>
+#include "mbt/forces.h"
+#include "mbt/joints.h"
+
+#define MBT_ERROR_MAX 512
+
+typedef struct {
+  char* name;
+  mbt_spatial_inertia M_BBo_B;  /* about the body origin, in the body frame */
+  int body_frame;
+  /* topology (finalize) */
+  int mobilizer;                /* inboard mobilizer, -1 for the world */
+  int parent;                   /* parent body, -1 for the world */
+  int node;                     /* body-node index */
+  int level;                    /* world 0 */
+  bool is_floating;             /* finalize added its mobilizer */
+  int num_children;
+  int first_child_slot;         /* into mbt_tree.body_children */
+} mbt_body;
+
+typedef struct {
+  char* name;
+  int body;                     /* the body it is fixed to */
+  int parent_frame;             /* the frame its pose is given in (itself for body frames) */
+  mbt_transform X_PF;           /* pose in parent_frame */
+  mbt_transform X_BF;           /* pose in the body frame (composed when added) */
+} mbt_frame;
+
+typedef struct {
+  char* name;
+  mbt_mobilizer_type type;
+  int inboard_frame, outboard_frame;
+  int inboard_body, outboard_body;
+  int joint;                    /* -1 if none */
+  int nq, nv;
+  int q_start, v_start;         /* assigned at finalize; -1 before */
+  mbt_vec3 axis;                /* unit axis (revolute, prismatic, screw), in F (= M) */
+  mbt_real pitch;               /* screw: m per revolution */
+} mbt_mobilizer;
+
+typedef struct {
+  char* name;
+  mbt_joint_type type;
+  int parent_body, child_body;
+  int frame_on_parent, frame_on_child;   /* F, M */
+  int mobilizer;
+  int nq, nv;
+  mbt_real pos_lower[MBT_JOINT_MAX_NQ], pos_upper[MBT_JOINT_MAX_NQ];
+  mbt_real vel_lower[MBT_JOINT_MAX_NV], vel_upper[MBT_JOINT_MAX_NV];
+  mbt_real acc_lower[MBT_JOINT_MAX_NV], acc_upper[MBT_JOINT_MAX_NV];
+  mbt_real default_q[MBT_JOINT_MAX_NQ];
+  mbt_real default_damping[MBT_JOINT_MAX_NV];
+} mbt_joint;
+
+typedef struct {
+  char* name;
+  mbt_force_element_type type;
+  union {
+    struct { mbt_vec3 g_W; } gravity;
+    struct { int body_A, body_B; mbt_vec3 p_AP, p_BQ; mbt_real free_length, stiffness, damping; } spring;
+    struct { int joint; mbt_real nominal_angle, stiffness; } revolute_spring;
+    struct { mbt_user_force_fn fn; void* user_data; } user;
+  } u;
+} mbt_force_element;
+
+/* A body node: everything an algorithm needs about a body and its inboard mobilizer, in
+ * body-node order. Node 0 is the world. */
+typedef struct {
+  int body, parent_node, mobilizer, joint, level;
+  mbt_mobilizer_type type;
+  int nq, nv, q_start, v_start;
+  mbt_vec3 axis;                /* unit axis, in F */
+  mbt_real pitch;               /* screw: translation per radian, pitch/(2π) */
+  mbt_transform X_PF;           /* inboard frame F in the parent body P */
+  mbt_transform X_MB;           /* child body B in the outboard frame M (= X_BM⁻¹) */
+  bool X_PF_is_identity, X_MB_is_identity;
+  mbt_spatial_inertia M_BBo_B;  /* copy of the body's inertia */
+  int subtree_end;              /* one past the last node of this node's subtree */
+} mbt_node;
+
+struct mbt_tree {
+  bool finalized;
+  mbt_body* bodies;             int num_bodies, cap_bodies;
+  mbt_frame* frames;            int num_frames, cap_frames;
+  mbt_mobilizer* mobilizers;    int num_mobilizers, cap_mobilizers;
+  mbt_joint* joints;            int num_joints, cap_joints;
+  mbt_force_element* forces;    int num_forces, cap_forces;
+  /* topology (finalize) */
+  int nq, nv, height;
+  int num_nodes;                /* = num_bodies */
+  mbt_node* nodes;              /* [num_nodes] in body-node order */
+  int* level_start;             /* [height + 1]: nodes of level l are level_start[l] .. [l+1]-1 of level_nodes */
+  int* level_nodes;             /* [num_nodes] node indices grouped by level */
+  int* body_children;           /* children body indices, per body a slice */
+  int* v_node;                  /* [nv] the node each velocity belongs to */
+  char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
+};
+
+/* Records a formatted error in the tree (also from const functions) and returns status. */
+int mbt__tree_error(const mbt_tree* tree, int status, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void mbt__tree_clear_error(const mbt_tree* tree);
+
+#endif /* MBT_TREE_INTERNAL_H */

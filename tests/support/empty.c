@@ -1,0 +1,2 @@
+/* Keeps the test-support library non-empty. */
+typedef int mbt_test_support_unused;

@@ -1,0 +1,218 @@
+/* test_allocations.c: every Calc function of issue 4 (kinematics, queries, Jacobians, maps,
+ * inverse dynamics, force elements, energies, mass matrices, bias, gravity) runs without
+ * touching the heap. Allocations are counted by interposing malloc/calloc/realloc/free in this
+ * executable (forwarding to glibc's __libc_* entry points); under AddressSanitizer, which owns
+ * malloc, by its allocator hooks instead. A first test proves the counter sees allocations. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "algo_test_util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MBT_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MBT_TEST_ASAN 1
+#endif
+#endif
+
+static volatile int g_counting = 0;
+static volatile long g_count = 0;
+
+#ifdef MBT_TEST_ASAN
+/* From the sanitizer runtime (sanitizer/allocator_interface.h, not always installed). */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, size_t),
+                                              void (*free_hook)(const volatile void*));
+static void on_malloc(const volatile void* p, size_t n) {
+  (void)p; (void)n;
+  if (g_counting) g_count = g_count + 1;
+}
+static void on_free(const volatile void* p) {
+  (void)p;
+  if (g_counting) g_count = g_count + 1;
+}
+static void install_counter(void) { (void)__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free); }
+#else
+extern void* __libc_malloc(size_t n);
+extern void* __libc_calloc(size_t a, size_t n);
+extern void* __libc_realloc(void* p, size_t n);
+extern void __libc_free(void* p);
+void* malloc(size_t n) {
+  if (g_counting) g_count = g_count + 1;
+  return __libc_malloc(n);
+}
+void* calloc(size_t a, size_t n) {
+  if (g_counting) g_count = g_count + 1;
+  return __libc_calloc(a, n);
+}
+void* realloc(void* p, size_t n) {
+  if (g_counting) g_count = g_count + 1;
+  return __libc_realloc(p, n);
+}
+void free(void* p) {
+  if (g_counting && p) g_count = g_count + 1;
+  __libc_free(p);
+}
+static void install_counter(void) {}
+#endif
+
+static void begin(void) {
+  g_count = 0;
+  g_counting = 1;
+}
+static long end(void) {
+  g_counting = 0;
+  return g_count;
+}
+
+/* The counter is live when a malloc/free pair inside the window is seen. Under valgrind,
+ * whose allocator replaces malloc in the executable too, it is not: the tests then skip
+ * (valgrind is for memory errors, not for this count). Anywhere else a dead counter fails. */
+static void* (*volatile g_malloc)(size_t) = malloc;
+static void (*volatile g_free)(void*) = free;
+static bool counter_is_live(void) {
+  begin();
+  void* p = g_malloc(64);
+  g_free(p);
+  return end() >= 1;
+}
+static bool under_valgrind(void) {
+  const char* pre = getenv("LD_PRELOAD");
+  return pre && strstr(pre, "vgpreload") != NULL;
+}
+static void require_counter(void) {
+  if (counter_is_live()) return;
+  if (under_valgrind()) {
+    print_message("allocation counter inactive under valgrind: skipped\n");
+    skip();
+  }
+  fail_msg("the allocation counter does not see malloc/free");
+}
+
+static void test_counter_works(void** s) {
+  (void)s;
+  require_counter();
+}
+
+static void user_force(const mbt_tree* tree, mbt_context* ctx, void* ud, mbt_multibody_forces* forces) {
+  (void)tree; (void)ctx; (void)ud;
+  forces->tau[0] += 1;
+}
+
+static void run_all(mbt_tree* tree) {
+  mbt_context* ctx = mbt_context_create(tree);
+  mbt_multibody_forces* forces = mbt_multibody_forces_create(tree);
+  assert_non_null(ctx);
+  assert_non_null(forces);
+  const int nv = mbt_tree_num_velocities(tree), nq = mbt_tree_num_positions(tree), nb = mbt_tree_num_bodies(tree);
+  mbt_real* vd = calloc((size_t)nv, sizeof(mbt_real));
+  mbt_real* tau = calloc((size_t)nv, sizeof(mbt_real));
+  mbt_real* qdot = calloc((size_t)nq, sizeof(mbt_real));
+  mbt_real* M = calloc((size_t)(nv * nv), sizeof(mbt_real));
+  mbt_real* J = calloc((size_t)(6 * nv), sizeof(mbt_real));
+  mbt_spatial_acceleration* A = calloc((size_t)nb, sizeof *A);
+  mbt_spatial_force* F = calloc((size_t)nb, sizeof *F);
+  mbt_spatial_velocity H[6];
+  tu_rand_state(tree, ctx);
+  tu_rand_array(vd, nv, 1);
+  int st = 0;
+  mbt_real x;
+  mbt_vec3 p;
+  mbt_transform X;
+  mbt_spatial_velocity V;
+  mbt_spatial_acceleration Ab;
+  mbt_spatial_inertia Mi;
+  mbt_spatial_momentum L;
+  mbt_real pB[6] = {1, 2, 3, 4, 5, 6}, pA[6];
+  const int body = nb - 1, frame = mbt_tree_num_frames(tree) - 1;
+
+  begin();
+  st |= mbt_calc_position_kinematics_cache(tree, ctx);
+  st |= mbt_calc_velocity_kinematics_cache(tree, ctx);
+  st |= mbt_calc_acceleration_kinematics_cache(tree, ctx, vd);
+  st |= mbt_calc_spatial_accelerations_from_vdot(tree, ctx, vd, A);
+  st |= mbt_context_body_pose_in_world(tree, ctx, body, &X);
+  st |= mbt_context_body_spatial_velocity_in_world(tree, ctx, body, &V);
+  st |= mbt_context_body_spatial_acceleration_in_world(tree, ctx, body, &Ab);
+  st |= mbt_context_body_H_PB_W(tree, ctx, body, H);
+  st |= mbt_context_body_spatial_inertia_in_world(tree, ctx, body, &Mi);
+  st |= mbt_calc_relative_transform(tree, ctx, frame, 0, &X);
+  st |= mbt_calc_points_positions(tree, ctx, frame, pB, 2, 0, pA, 2);
+  st |= mbt_calc_frame_spatial_velocity_in_world(tree, ctx, frame, &V);
+  st |= mbt_calc_jacobian_spatial_velocity(tree, ctx, frame, mbt_vec3_make(0.1, 0.2, 0.3), J);
+  st |= mbt_map_velocity_to_qdot(tree, ctx, mbt_context_v(ctx), qdot);
+  st |= mbt_map_qdot_to_velocity(tree, ctx, qdot, tau);
+  st |= mbt_calc_center_of_mass_position(tree, ctx, &p);
+  st |= mbt_calc_center_of_mass_velocity(tree, ctx, &p);
+  st |= mbt_calc_spatial_momentum_in_world_about_point(tree, ctx, p, &L);
+  st |= mbt_calc_force_elements_contribution(tree, ctx, forces);
+  st |= mbt_calc_inverse_dynamics(tree, ctx, vd, forces->F_BBo_W, forces->tau, A, F, tau);
+  st |= mbt_calc_inverse_dynamics(tree, ctx, vd, forces->F_BBo_W, forces->tau, NULL, forces->F_BBo_W, forces->tau);
+  st |= mbt_calc_potential_energy(tree, ctx, &x);
+  st |= mbt_calc_conservative_power(tree, ctx, &x);
+  st |= mbt_calc_kinetic_energy(tree, ctx, &x);
+  st |= mbt_calc_mass_matrix(tree, ctx, M);
+  st |= mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, M);
+  st |= mbt_calc_bias_term(tree, ctx, tau);
+  st |= mbt_calc_gravity_generalized_forces(tree, ctx, tau);
+  /* Error paths format their message without the heap too. */
+  const int err = mbt_calc_points_positions(tree, ctx, frame, pB, 2, 0, pA, 1);
+  /* State changes invalidate the caches; recomputation allocates nothing either. */
+  mbt_context_mutable_q(ctx)[0] += 0.1;
+  st |= mbt_calc_kinetic_energy(tree, ctx, &x);
+  const long n = end();
+
+  assert_int_equal(st, MBT_OK);
+  assert_int_equal(err, MBT_ERR_SIZE);
+  if (n != 0) fail_msg("%ld heap calls inside the Calc functions", n);
+  free(vd); free(tau); free(qdot); free(M); free(J); free(A); free(F);
+  mbt_multibody_forces_destroy(forces);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+static void test_no_allocation_branched(void** s) {
+  (void)s;
+  require_counter();
+  tu_seed(41);
+  run_all(tu_make_branched_tree());
+}
+
+static void test_no_allocation_joints(void** s) {
+  (void)s;
+  require_counter();
+  tu_seed(42);
+  run_all(tu_make_joint_tree());
+}
+
+/* With a user force element (its callback is called inside the window). */
+static void test_no_allocation_user(void** s) {
+  (void)s;
+  require_counter();
+  tu_seed(43);
+  mbt_tree* tree = mbt_tree_create();
+  int parent = 0;
+  for (int i = 0; i < 4; ++i) {
+    char name[8];
+    snprintf(name, sizeof name, "u%d", i);
+    parent = tu_add_body_with_mobilizer(tree, name, parent, MBT_MOBILIZER_REVOLUTE, false);
+    assert_true(parent > 0);
+  }
+  assert_true(mbt_tree_add_user_force(tree, "user", user_force, NULL) >= 0);
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  run_all(tree);
+}
+
+int main(void) {
+  install_counter();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_counter_works),
+      cmocka_unit_test(test_no_allocation_branched),
+      cmocka_unit_test(test_no_allocation_joints),
+      cmocka_unit_test(test_no_allocation_user),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,307 @@
+/* Tests of mbt/context.h: creation (every array allocated), the default context (seed
+ * SetDefaultContext: joints' default positions or zero configurations, v = 0), q, v and
+ * x = [q; v] accessors, cache invalidation, clone/copy_state, and independence of contexts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mbt/mbt.h"
+#include "tree/context_internal.h"
+
+#define PI 3.14159265358979323846
+
+#define assert_near(a, b, tol)                                                                   \
+  do {                                                                                           \
+    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
+    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
+  } while (0)
+
+#define assert_contains(text, sub)                                                        \
+  do {                                                                                    \
+    const char* t_ = (text);                                                              \
+    if (!strstr(t_, sub)) fail_msg("\"%s\" does not contain \"%s\"", t_, sub);            \
+  } while (0)
+
+static mbt_spatial_inertia body_inertia(void) {
+  mbt_rotational_inertia I = {0.02, 0.03, 0.04, 0, 0, 0};
+  return mbt_spatial_inertia_from_com(2.0, mbt_vec3_make(0.1, 0, -0.3), &I);
+}
+
+/* world → arm (revolute, default angle 0.6) → slider (prismatic, default 0.2);
+ * world → drone (floating joint, default pose); loose (no joint: floating mobilizer). */
+typedef struct {
+  mbt_tree* t;
+  int arm, slider, drone, loose;
+  int j_arm, j_slider, j_drone;
+  mbt_transform X_drone;
+} model;
+
+static model make_model(void) {
+  model m;
+  m.t = mbt_tree_create();
+  mbt_spatial_inertia M = body_inertia();
+  m.arm = mbt_tree_add_rigid_body(m.t, "arm", &M);
+  m.slider = mbt_tree_add_rigid_body(m.t, "slider", &M);
+  m.drone = mbt_tree_add_rigid_body(m.t, "drone", &M);
+  m.loose = mbt_tree_add_rigid_body(m.t, "loose", &M);
+  m.j_arm = mbt_tree_add_revolute_joint(m.t, "shoulder", 0, NULL, m.arm, NULL, mbt_vec3_make(0, 1, 0), 0.4);
+  m.j_slider = mbt_tree_add_prismatic_joint(m.t, "rail", m.arm, NULL, m.slider, NULL, mbt_vec3_make(1, 0, 0), 0.1);
+  const mbt_real d6[6] = {1, 2, 3, 4, 5, 6};
+  m.j_drone = mbt_tree_add_quaternion_floating_joint(m.t, "flight", 0, NULL, m.drone, NULL, d6);
+  assert_int_equal(mbt_revolute_joint_set_default_angle(m.t, m.j_arm, 0.6), MBT_OK);
+  const mbt_real x0 = 0.2;
+  assert_int_equal(mbt_joint_set_default_positions(m.t, m.j_slider, &x0, 1), MBT_OK);
+  m.X_drone.R = mbt_rotation_from_rpy(mbt_vec3_make(0.2, 0.3, -0.4));
+  m.X_drone.p = mbt_vec3_make(1, 2, 3);
+  assert_int_equal(mbt_joint_set_default_pose(m.t, m.j_drone, &m.X_drone), MBT_OK);
+  assert_int_equal(mbt_tree_finalize(m.t), MBT_OK);
+  return m;
+}
+
+/* Every array of the context exists and has its size (ASan checks the extent). */
+static void test_create_allocates_everything(void** state) {
+  (void)state;
+  model m = make_model();
+  mbt_context* ctx = mbt_context_create(m.t);
+  assert_non_null(ctx);
+  assert_ptr_equal(mbt_context_tree(ctx), m.t);
+  const int nn = m.t->num_nodes, nv = mbt_tree_num_velocities(m.t);
+  assert_int_equal(nn, 5);
+  assert_int_equal(nv, 1 + 1 + 6 + 6);
+  assert_int_equal(mbt_tree_num_positions(m.t), 1 + 1 + 7 + 7);
+  void* per_node[] = {ctx->pc.X_WB,    ctx->pc.X_PB,        ctx->pc.X_FM,    ctx->pc.p_PoBo_W, ctx->pc.R_WF,
+                      ctx->pc.M_Bo_W,  ctx->pc.p_WBcm,      ctx->vc.V_WB,    ctx->vc.V_PB_W,   ctx->vc.V_FM,
+                      ctx->ac.A_WB,    ctx->aba.P_B_W,      ctx->aba.Pplus_B_W, ctx->aba.D_LLT, ctx->aba.Ab_WB,
+                      ctx->aba.Z_Bo_W, ctx->aba.Zplus_Bo_W, ctx->aba.A_WB,   ctx->scratch_A,   ctx->scratch_F,
+                      ctx->scratch_F2, ctx->scratch_I};
+  for (size_t k = 0; k < sizeof per_node / sizeof per_node[0]; ++k) assert_non_null(per_node[k]);
+  /* Write the last element of each array: out of bounds would be caught by AddressSanitizer. */
+  ctx->pc.X_WB[nn - 1] = mbt_transform_identity();
+  ctx->pc.H_FM[nv - 1].coeffs[5] = 1;
+  ctx->pc.H_PB_W[nv - 1].coeffs[5] = 1;
+  ctx->pc.M_Bo_W[nn - 1].mass = 1;
+  ctx->aba.U_W[nv - 1].coeffs[5] = 1;
+  ctx->aba.D_LLT[36 * nn - 1] = 1;
+  ctx->aba.e[nv - 1] = 1;
+  ctx->aba.P_B_W[nn - 1].m[5][5] = 1;
+  ctx->aba.Pplus_B_W[nn - 1].m[5][5] = 1;
+  ctx->aba.Zplus_Bo_W[nn - 1].coeffs[5] = 1;
+  ctx->aba.A_WB[nn - 1].coeffs[5] = 1;
+  ctx->scratch_I[nn - 1].mass = 1;
+  ctx->scratch_F2[nn - 1].coeffs[5] = 1;
+  for (int i = 0; i < 4; ++i) ctx->scratch_nv[i][nv - 1] = 1;
+  ctx->scratch_nvnv[nv * nv - 1] = 1;
+  ctx->joint_locked[mbt_tree_num_joints(m.t) - 1] = false;
+  ctx->v_locked[nv - 1] = false;
+  ctx->damping[nv - 1] = 0;
+  assert_non_null(ctx->forces);
+  assert_int_equal(ctx->forces->num_bodies, nn);
+  assert_int_equal(ctx->forces->nv, nv);
+  assert_string_equal(mbt_context_last_error(ctx), "");
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(m.t);
+}
+
+static void test_default_context(void** state) {
+  (void)state;
+  model m = make_model();
+  mbt_context* ctx = mbt_context_create(m.t);
+  mbt_real value;
+  assert_int_equal(mbt_revolute_joint_get_angle(ctx, m.j_arm, &value), MBT_OK);
+  assert_near(value, 0.6, 0);
+  assert_int_equal(mbt_prismatic_joint_get_translation(ctx, m.j_slider, &value), MBT_OK);
+  assert_near(value, 0.2, 0);
+  /* The floating joint at its default pose. */
+  mbt_transform X;
+  assert_int_equal(mbt_floating_joint_get_pose(ctx, m.j_drone, &X), MBT_OK);
+  for (int i = 0; i < 3; ++i) {
+    assert_near(X.p.v[i], m.X_drone.p.v[i], 1e-15);
+    for (int k = 0; k < 3; ++k) assert_near(X.R.m[i][k], m.X_drone.R.m[i][k], 1e-14);
+  }
+  /* The body without a joint: identity quaternion, zero position. */
+  const int mob = mbt_tree_body_mobilizer(m.t, m.loose);
+  const mbt_real* q_loose = mbt_mobilizer_positions_from_array(m.t, mob, mbt_context_q(ctx));
+  const mbt_real zero_state[7] = {1, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 7; ++k) assert_near(q_loose[k], zero_state[k], 0);
+  /* Velocities zero, time zero, damping at the defaults (0 for the floating mobilizer). */
+  for (int k = 0; k < mbt_tree_num_velocities(m.t); ++k) assert_near(mbt_context_v(ctx)[k], 0, 0);
+  assert_near(mbt_context_time(ctx), 0, 0);
+  assert_near(mbt_joint_damping_vector(ctx, m.j_arm)[0], 0.4, 0);
+  assert_near(mbt_joint_damping_vector(ctx, m.j_slider)[0], 0.1, 0);
+  for (int k = 0; k < 6; ++k) assert_near(mbt_joint_damping_vector(ctx, m.j_drone)[k], k + 1, 0);
+  const int v_loose = mbt_mobilizer_velocity_start_in_v(m.t, mob);
+  for (int k = 0; k < 6; ++k) assert_near(ctx->damping[v_loose + k], 0, 0);
+
+  /* SetDefaultContext restores all of it. */
+  const int nq = mbt_tree_num_positions(m.t), nv = mbt_tree_num_velocities(m.t);
+  mbt_real x[64];
+  for (int k = 0; k < nq + nv; ++k) x[k] = 0.01 * (k + 1);
+  assert_int_equal(mbt_context_set_x(ctx, x, nq + nv), MBT_OK);
+  mbt_context_set_time(ctx, 3.5);
+  assert_int_equal(mbt_revolute_joint_set_damping(ctx, m.j_arm, 9), MBT_OK);
+  assert_int_equal(mbt_joint_lock(ctx, m.j_slider), MBT_OK);
+  mbt_tree_set_default_context(m.t, ctx);
+  assert_int_equal(mbt_revolute_joint_get_angle(ctx, m.j_arm, &value), MBT_OK);
+  assert_near(value, 0.6, 0);
+  for (int k = 0; k < 7; ++k) assert_near(q_loose[k], zero_state[k], 0);
+  for (int k = 0; k < nv; ++k) assert_near(mbt_context_v(ctx)[k], 0, 0);
+  assert_near(mbt_context_time(ctx), 0, 0);
+  assert_near(mbt_joint_damping_vector(ctx, m.j_arm)[0], 0.4, 0);
+  assert_false(mbt_joint_is_locked(ctx, m.j_slider));
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(m.t);
+}
+
+static void test_state_accessors(void** state) {
+  (void)state;
+  model m = make_model();
+  mbt_context* ctx = mbt_context_create(m.t);
+  const int nq = mbt_tree_num_positions(m.t), nv = mbt_tree_num_velocities(m.t);
+  assert_int_equal(mbt_tree_num_states(m.t), nq + nv);
+  mbt_real q[32], v[32], x[64], y[64];
+  for (int k = 0; k < nq; ++k) q[k] = 0.5 + k;
+  for (int k = 0; k < nv; ++k) v[k] = -1.0 - k;
+  assert_int_equal(mbt_context_set_q(ctx, q, nq), MBT_OK);
+  assert_int_equal(mbt_context_set_v(ctx, v, nv), MBT_OK);
+  assert_int_equal(mbt_context_get_x(ctx, x, nq + nv), MBT_OK);
+  for (int k = 0; k < nq; ++k) assert_near(x[k], q[k], 0);
+  for (int k = 0; k < nv; ++k) assert_near(x[nq + k], v[k], 0);
+  for (int k = 0; k < nq + nv; ++k) y[k] = 100 + k;
+  assert_int_equal(mbt_context_set_x(ctx, y, nq + nv), MBT_OK);
+  for (int k = 0; k < nq; ++k) assert_near(mbt_context_q(ctx)[k], 100 + k, 0);
+  for (int k = 0; k < nv; ++k) assert_near(mbt_context_v(ctx)[k], 100 + nq + k, 0);
+
+  /* Wrong sizes: MBT_ERR_SIZE, nothing changed. */
+  assert_int_equal(mbt_context_set_q(ctx, q, nq - 1), MBT_ERR_SIZE);
+  assert_contains(mbt_context_last_error(ctx), "mbt_context_set_q");
+  assert_int_equal(mbt_context_set_q(ctx, q, nq + nv), MBT_ERR_SIZE);
+  assert_int_equal(mbt_context_set_v(ctx, v, nq), MBT_ERR_SIZE);
+  assert_contains(mbt_context_last_error(ctx), "v has");
+  assert_int_equal(mbt_context_set_x(ctx, x, nq), MBT_ERR_SIZE);
+  assert_int_equal(mbt_context_get_x(ctx, x, nv), MBT_ERR_SIZE);
+  for (int k = 0; k < nq; ++k) assert_near(mbt_context_q(ctx)[k], 100 + k, 0);
+  for (int k = 0; k < nv; ++k) assert_near(mbt_context_v(ctx)[k], 100 + nq + k, 0);
+
+  /* Setters invalidate the caches that depend on what they set. */
+  ctx->position_valid = ctx->velocity_valid = ctx->aba_position_valid = true;
+  assert_int_equal(mbt_context_set_v(ctx, v, nv), MBT_OK);
+  assert_true(ctx->position_valid);
+  assert_false(ctx->velocity_valid);
+  ctx->velocity_valid = true;
+  mbt_context_mutable_q(ctx)[0] = 0.25;
+  assert_false(ctx->position_valid);
+  assert_false(ctx->velocity_valid);
+  assert_false(ctx->aba_position_valid);
+  ctx->position_valid = ctx->velocity_valid = ctx->aba_position_valid = true;
+  mbt_context_mutable_v(ctx)[0] = 0.5;
+  assert_true(ctx->position_valid);
+  assert_false(ctx->velocity_valid);
+  ctx->velocity_valid = true;
+  assert_int_equal(mbt_revolute_joint_set_angle(ctx, m.j_arm, 0.1), MBT_OK);
+  assert_false(ctx->position_valid);
+  assert_false(ctx->velocity_valid);
+  mbt_context_set_time(ctx, 1.5);
+  assert_near(mbt_context_time(ctx), 1.5, 0);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(m.t);
+}
+
+/* Two contexts of one tree are independent; clone and copy_state copy state and parameters. */
+static void test_contexts_independent(void** state) {
+  (void)state;
+  model m = make_model();
+  mbt_context* a = mbt_context_create(m.t);
+  mbt_context* b = mbt_context_create(m.t);
+  assert_ptr_not_equal(a->q, b->q);
+  assert_int_equal(mbt_revolute_joint_set_angle(a, m.j_arm, -1.0), MBT_OK);
+  assert_int_equal(mbt_revolute_joint_set_angular_rate(a, m.j_arm, 2.0), MBT_OK);
+  assert_int_equal(mbt_revolute_joint_set_damping(a, m.j_arm, 5.0), MBT_OK);
+  assert_int_equal(mbt_joint_lock(a, m.j_slider), MBT_OK);
+  mbt_context_set_time(a, 7);
+  mbt_real value;
+  assert_int_equal(mbt_revolute_joint_get_angle(b, m.j_arm, &value), MBT_OK);
+  assert_near(value, 0.6, 0);
+  assert_int_equal(mbt_revolute_joint_get_angular_rate(b, m.j_arm, &value), MBT_OK);
+  assert_near(value, 0, 0);
+  assert_int_equal(mbt_revolute_joint_get_damping(b, m.j_arm, &value), MBT_OK);
+  assert_near(value, 0.4, 0);
+  assert_false(mbt_joint_is_locked(b, m.j_slider));
+  assert_near(mbt_context_time(b), 0, 0);
+
+  mbt_context* c = mbt_context_clone(a);
+  assert_non_null(c);
+  assert_ptr_not_equal(c->q, a->q);
+  assert_int_equal(mbt_revolute_joint_get_angle(c, m.j_arm, &value), MBT_OK);
+  assert_near(value, -1.0, 0);
+  assert_int_equal(mbt_revolute_joint_get_angular_rate(c, m.j_arm, &value), MBT_OK);
+  assert_near(value, 2.0, 0);
+  assert_int_equal(mbt_revolute_joint_get_damping(c, m.j_arm, &value), MBT_OK);
+  assert_near(value, 5.0, 0);
+  assert_true(mbt_joint_is_locked(c, m.j_slider));
+  assert_true(c->any_locked);
+  assert_near(mbt_context_time(c), 7, 0);
+  /* Changing the clone leaves the original alone. */
+  assert_int_equal(mbt_revolute_joint_set_angle(c, m.j_arm, 3.0), MBT_OK);
+  assert_int_equal(mbt_revolute_joint_get_angle(a, m.j_arm, &value), MBT_OK);
+  assert_near(value, -1.0, 0);
+
+  assert_int_equal(mbt_context_copy_state(b, a), MBT_OK);
+  assert_int_equal(mbt_revolute_joint_get_angle(b, m.j_arm, &value), MBT_OK);
+  assert_near(value, -1.0, 0);
+  assert_int_equal(mbt_revolute_joint_get_damping(b, m.j_arm, &value), MBT_OK);
+  assert_near(value, 5.0, 0);
+  assert_true(mbt_joint_is_locked(b, m.j_slider));
+  assert_near(mbt_context_time(b), 7, 0);
+
+  /* A context of another tree cannot be copied into. */
+  model other = make_model();
+  mbt_context* d = mbt_context_create(other.t);
+  assert_int_equal(mbt_context_copy_state(d, a), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_context_last_error(d), "different trees");
+  assert_int_equal(mbt_revolute_joint_get_angle(d, other.j_arm, &value), MBT_OK);
+  assert_near(value, 0.6, 0);
+  mbt_context_destroy(d);
+  mbt_tree_destroy(other.t);
+
+  mbt_context_destroy(c);
+  mbt_context_destroy(b);
+  mbt_context_destroy(a);
+  mbt_tree_destroy(m.t);
+}
+
+/* A tree with no degrees of freedom still gives a usable context. */
+static void test_context_without_dofs(void** state) {
+  (void)state;
+  mbt_tree* t = mbt_tree_create();
+  mbt_spatial_inertia M = body_inertia();
+  const int a = mbt_tree_add_rigid_body(t, "a", &M);
+  assert_true(mbt_tree_add_weld_joint(t, "weld", 0, NULL, a, NULL) >= 0);
+  assert_int_equal(mbt_tree_finalize(t), MBT_OK);
+  assert_int_equal(mbt_tree_num_states(t), 0);
+  mbt_context* ctx = mbt_context_create(t);
+  assert_non_null(ctx);
+  assert_int_equal(mbt_context_set_x(ctx, NULL, 0), MBT_OK);
+  assert_int_equal(mbt_context_get_x(ctx, NULL, 0), MBT_OK);
+  mbt_context* c = mbt_context_clone(ctx);
+  assert_non_null(c);
+  mbt_context_destroy(c);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_create_allocates_everything),
+      cmocka_unit_test(test_default_context),
+      cmocka_unit_test(test_state_accessors),
+      cmocka_unit_test(test_contexts_independent),
+      cmocka_unit_test(test_context_without_dofs),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,159 @@
+/* test_mass_matrix.c: CalcMassMatrix (CRBA, Featherstone §6.2) and
+ * CalcMassMatrixViaInverseDynamics: symmetric, positive definite, equal to each other to
+ * 1e-12 relative, ½·vᵀ·M·v = kinetic energy, zero where two bodies share no path to the world;
+ * and the gravity generalized forces equal Σ J_WBcmᵀ·m·g. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "algo_test_util.h"
+
+#define NMAX 64
+
+/* In-place Cholesky (lower); false if not positive definite. */
+static bool cholesky(double* A, int n) {
+  for (int j = 0; j < n; ++j) {
+    double d = A[j * n + j];
+    for (int k = 0; k < j; ++k) d -= A[j * n + k] * A[j * n + k];
+    if (!(d > 0)) return false;
+    A[j * n + j] = sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double s = A[i * n + j];
+      for (int k = 0; k < j; ++k) s -= A[i * n + k] * A[j * n + k];
+      A[i * n + j] = s / A[j * n + j];
+    }
+  }
+  return true;
+}
+
+static double g_worst_rel = 0;
+
+static void check_tree(mbt_tree* tree) {
+  assert_non_null(tree);
+  mbt_context* ctx = mbt_context_create(tree);
+  assert_non_null(ctx);
+  const int nv = mbt_tree_num_velocities(tree);
+  static double M[NMAX * NMAX], Mid[NMAX * NMAX], L[NMAX * NMAX];
+  for (int trial = 0; trial < 10; ++trial) {
+    tu_rand_state(tree, ctx);
+    assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
+    assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
+    const double scale = tu_max_abs(M, nv * nv);
+    assert_true(scale > 0);
+    for (int i = 0; i < nv; ++i)
+      for (int j = 0; j < nv; ++j) {
+        const double d = fabs(M[i * nv + j] - Mid[i * nv + j]) / scale;
+        g_worst_rel = fmax(g_worst_rel, d);
+        if (d > 1e-12) fail_msg("M[%d][%d]: CRBA %.17g, ID %.17g", i, j, M[i * nv + j], Mid[i * nv + j]);
+        if (M[i * nv + j] != M[j * nv + i]) fail_msg("CRBA not symmetric at %d,%d", i, j);
+        if (fabs(Mid[i * nv + j] - Mid[j * nv + i]) > 1e-12 * scale) fail_msg("ID M not symmetric at %d,%d", i, j);
+      }
+    memcpy(L, M, sizeof(double) * nv * nv);
+    assert_true(cholesky(L, nv));
+    /* ½·vᵀ·M·v = K. */
+    const mbt_real* v = mbt_context_v(ctx);
+    double vMv = 0;
+    for (int i = 0; i < nv; ++i)
+      for (int j = 0; j < nv; ++j) vMv += v[i] * M[i * nv + j] * v[j];
+    mbt_real K;
+    assert_int_equal(mbt_calc_kinetic_energy(tree, ctx, &K), MBT_OK);
+    if (fabs(0.5 * vMv - K) > 1e-13 * fmax(1, K)) fail_msg("K = %.17g, ½vᵀMv = %.17g", K, 0.5 * vMv);
+    /* M = Σ_B J_WBᵀ·M_Bo_W·J_WB, from the Jacobians at Bo (independent of the recursion). */
+    static double Ms[NMAX * NMAX], J[6 * NMAX];
+    memset(Ms, 0, sizeof(double) * nv * nv);
+    for (int b = 1; b < mbt_tree_num_bodies(tree); ++b) {
+      assert_int_equal(mbt_calc_jacobian_spatial_velocity(tree, ctx, mbt_tree_body_frame(tree, b), mbt_vec3_zero(), J),
+                       MBT_OK);
+      mbt_spatial_inertia Mw;
+      assert_int_equal(mbt_context_body_spatial_inertia_in_world(tree, ctx, b, &Mw), MBT_OK);
+      for (int c = 0; c < nv; ++c) {
+        /* L = M_Bo_W·J_c = [m·(G·w + p × v); m·(v − p × w)] */
+        const mbt_vec3 w = mbt_vec3_make(J[0 * nv + c], J[1 * nv + c], J[2 * nv + c]);
+        const mbt_vec3 u = mbt_vec3_make(J[3 * nv + c], J[4 * nv + c], J[5 * nv + c]);
+        const mbt_unit_inertia* G = &Mw.G_SP_E;
+        const mbt_vec3 Gw = mbt_vec3_make(G->xx * w.v[0] + G->xy * w.v[1] + G->xz * w.v[2],
+                                          G->xy * w.v[0] + G->yy * w.v[1] + G->yz * w.v[2],
+                                          G->xz * w.v[0] + G->yz * w.v[1] + G->zz * w.v[2]);
+        const mbt_vec3 h = mbt_vec3_scale(mbt_vec3_add(Gw, mbt_vec3_cross(Mw.p_PScm_E, u)), Mw.mass);
+        const mbt_vec3 l = mbt_vec3_scale(mbt_vec3_sub(u, mbt_vec3_cross(Mw.p_PScm_E, w)), Mw.mass);
+        for (int r = 0; r < nv; ++r)
+          Ms[r * nv + c] += J[0 * nv + r] * h.v[0] + J[1 * nv + r] * h.v[1] + J[2 * nv + r] * h.v[2] +
+                            J[3 * nv + r] * l.v[0] + J[4 * nv + r] * l.v[1] + J[5 * nv + r] * l.v[2];
+      }
+    }
+    for (int i = 0; i < nv * nv; ++i)
+      if (fabs(Ms[i] - M[i]) > 1e-12 * scale) fail_msg("M[%d] = %.17g, ΣJᵀMJ = %.17g", i, M[i], Ms[i]);
+    /* Gravity: tau_g = Σ J_WBcmᵀ·m·g. */
+    mbt_real tg[NMAX], te[NMAX] = {0};
+    assert_int_equal(mbt_calc_gravity_generalized_forces(tree, ctx, tg), MBT_OK);
+    const mbt_vec3 g = mbt_tree_gravity(tree);
+    for (int b = 1; b < mbt_tree_num_bodies(tree); ++b) {
+      const mbt_spatial_inertia* Mb = mbt_tree_body_spatial_inertia(tree, b);
+      assert_int_equal(mbt_calc_jacobian_spatial_velocity(tree, ctx, mbt_tree_body_frame(tree, b), Mb->p_PScm_E, J),
+                       MBT_OK);
+      for (int c = 0; c < nv; ++c)
+        for (int r = 0; r < 3; ++r) te[c] += J[(3 + r) * nv + c] * Mb->mass * g.v[r];
+    }
+    for (int i = 0; i < nv; ++i) if (fabs(tg[i] - te[i]) > 1e-12 * 10) fail_msg("tau_g[%d] %.17g vs %.17g", i, tg[i], te[i]);
+  }
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+static void test_branched_mobilizer_tree(void** s) {
+  (void)s;
+  tu_seed(21);
+  for (int k = 0; k < 5; ++k) check_tree(tu_make_branched_tree());
+}
+
+static void test_joint_tree(void** s) {
+  (void)s;
+  tu_seed(22);
+  for (int k = 0; k < 5; ++k) check_tree(tu_make_joint_tree());
+}
+
+/* A long serial chain of revolute joints (depth 30) and a star (30 children of the world). */
+static void test_chain_and_star(void** s) {
+  (void)s;
+  tu_seed(23);
+  mbt_tree* chain = mbt_tree_create();
+  int parent = 0;
+  for (int i = 0; i < 30; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "l%d", i);
+    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 3 == 1 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
+                                        i % 2 == 0);
+    assert_true(parent > 0);
+  }
+  assert_int_equal(mbt_tree_finalize(chain), MBT_OK);
+  check_tree(chain);
+  mbt_tree* star = mbt_tree_create();
+  for (int i = 0; i < 30; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "s%d", i);
+    assert_true(tu_add_body_with_mobilizer(star, name, 0, MBT_MOBILIZER_REVOLUTE, false) > 0);
+  }
+  assert_int_equal(mbt_tree_finalize(star), MBT_OK);
+  /* Bodies on different branches do not couple: M is diagonal for the star. */
+  mbt_context* ctx = mbt_context_create(star);
+  static double M[30 * 30];
+  tu_rand_state(star, ctx);
+  assert_int_equal(mbt_calc_mass_matrix(star, ctx, M), MBT_OK);
+  for (int i = 0; i < 30; ++i)
+    for (int j = 0; j < 30; ++j)
+      if (i != j) assert_true(M[i * 30 + j] == 0);
+  mbt_context_destroy(ctx);
+  check_tree(star);
+  printf("worst relative |M_CRBA − M_ID|/max|M|: %.3g\n", g_worst_rel);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_branched_mobilizer_tree),
+      cmocka_unit_test(test_joint_tree),
+      cmocka_unit_test(test_chain_and_star),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,331 @@
+/* cmd_eval.c: `mbt eval MODEL --states FILE.json`: the dynamics of a model at given states,
+ * as JSON (schemas in docs/cli.md).
+ *
+ * Per state, with M(q)·v̇ + C(q,v)·v = tau_g(q) + tau (seed MultibodyTree):
+ *   tau_id = M·v̇ + C·v − tau_g   (inverse dynamics: rigid-body terms and gravity only)
+ *   qdd    = M⁻¹·(tau + tau_g − C·v − damping ⊙ v)   (forward dynamics, ABA). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_commands.h"
+#include "cli_common.h"
+
+static const char* const kCmd = "eval";
+
+static void print_help(void) {
+  puts("usage: mbt eval MODEL --states FILE.json [--floating] [--allow-invalid-inertia]\n"
+       "                [--gravity gx,gy,gz] [--no-damping] [--out FILE.json]\n"
+       "\n"
+       "Evaluates the dynamics of a URDF model at the states in FILE.json:\n"
+       "  {\"states\": [{\"q\": [...], \"v\": [...], \"vdot\": [...], \"tau\": [...]}, ...]}\n"
+       "with flat vectors in mbt's order (see 'mbt info MODEL --json': q has nq numbers,\n"
+       "v, vdot and tau nv; vdot and tau are optional and default to zeros). Writes, per state,\n"
+       "tau_id (inverse dynamics M·vdot + C·v − tau_g: no damping, no other force elements),\n"
+       "mass_matrix, bias (C·v), gravity_generalized_forces (tau_g), potential_energy,\n"
+       "kinetic_energy, bodies (p_WB and R_WB of every body) and qdd (forward dynamics of tau\n"
+       "with gravity and joint damping; null with qdd_error if undefined). Schemas: docs/cli.md.\n"
+       "\n"
+       "options:\n"
+       "  --states FILE.json       the states (required)\n"
+       "  --gravity gx,gy,gz       gravity in m/s² (default 0,0,-9.81)\n"
+       "  --no-damping             leave joint damping out of qdd\n"
+       "  --out FILE.json          write the result to FILE instead of stdout\n"
+       "  --floating               attach the root link with a quaternion-floating joint\n"
+       "  --allow-invalid-inertia  load non-physical inertias as written (with a warning)\n"
+       "  -h, --help               this help");
+}
+
+/* One state of the input, validated. */
+typedef struct {
+  double* q;
+  double* v;
+  double* vdot;  /* zeros when absent */
+  double* tau;   /* zeros when absent */
+  bool has_vdot, has_tau;
+} eval_state;
+
+/* Reads field `name` of state k into out[n]. Returns 1 if read, 0 if absent (and optional),
+ * -1 on error (message printed). */
+static int read_vector(const char* file, int k, const cJSON* state, const char* name, bool required,
+                       int n, const char* size_name, double* out) {
+  const cJSON* a = cJSON_GetObjectItemCaseSensitive(state, name);
+  if (!a || cJSON_IsNull(a)) {
+    if (!required) return 0;
+    cli_error(kCmd, "%s: state %d: missing field '%s' (%d numbers)", file, k, name, n);
+    return -1;
+  }
+  if (!cJSON_IsArray(a)) {
+    cli_error(kCmd, "%s: state %d: field '%s' is not an array of numbers", file, k, name);
+    return -1;
+  }
+  int size = cJSON_GetArraySize(a);
+  if (size != n) {
+    cli_error(kCmd, "%s: state %d: field '%s' has %d numbers, the model has %s = %d", file, k, name,
+              size, size_name, n);
+    return -1;
+  }
+  int i = 0;
+  const cJSON* x;
+  cJSON_ArrayForEach(x, a) {
+    if (!cJSON_IsNumber(x)) {
+      cli_error(kCmd, "%s: state %d: field '%s', element %d is not a number", file, k, name, i);
+      return -1;
+    }
+    if (!isfinite(x->valuedouble)) {
+      cli_error(kCmd, "%s: state %d: field '%s', element %d is not a finite number", file, k, name, i);
+      return -1;
+    }
+    out[i++] = x->valuedouble;
+  }
+  return 1;
+}
+
+/* Line number of a position in a buffer (1-based). */
+static int line_of(const char* buf, const char* pos) {
+  int line = 1;
+  for (const char* p = buf; p < pos && *p; ++p)
+    if (*p == '\n') ++line;
+  return line;
+}
+
+static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, const eval_state* s, int k, double* work,
+                       bool* failed) {
+  int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
+  double* tau_g = work;
+  double* tau_id = tau_g + nv;
+  double* bias = tau_id + nv;
+  double* qdd = bias + nv;
+  double* M = qdd + nv; /* nv*nv */
+  int status = MBT_OK;
+  double U = 0, K = 0;
+  *failed = true;
+  if ((status = mbt_context_set_q(ctx, s->q, nq)) != MBT_OK || (status = mbt_context_set_v(ctx, s->v, nv)) != MBT_OK ||
+      (status = mbt_calc_gravity_generalized_forces(tree, ctx, tau_g)) != MBT_OK ||
+      /* tau_id = M·v̇ + C·v − tau_app with tau_app = tau_g. */
+      (status = mbt_calc_inverse_dynamics(tree, ctx, s->vdot, NULL, tau_g, NULL, NULL, tau_id)) != MBT_OK ||
+      (status = mbt_calc_mass_matrix(tree, ctx, M)) != MBT_OK || (status = mbt_calc_bias_term(tree, ctx, bias)) != MBT_OK ||
+      (status = mbt_calc_potential_energy(tree, ctx, &U)) != MBT_OK ||
+      (status = mbt_calc_kinetic_energy(tree, ctx, &K)) != MBT_OK) {
+    cli_error(kCmd, "state %d: %s (%s)", k, mbt_context_last_error(ctx), mbt_status_string(status));
+    return NULL;
+  }
+  cJSON* o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "index", k);
+  cJSON_AddItemToObject(o, "tau_id", cli_json_array(tau_id, nv));
+  cJSON_AddItemToObject(o, "mass_matrix", cli_json_matrix(M, nv, nv));
+  cJSON_AddItemToObject(o, "bias", cli_json_array(bias, nv));
+  cJSON_AddItemToObject(o, "gravity_generalized_forces", cli_json_array(tau_g, nv));
+  cJSON_AddItemToObject(o, "potential_energy", cli_json_number(U));
+  cJSON_AddItemToObject(o, "kinetic_energy", cli_json_number(K));
+  cJSON* bodies = cJSON_AddObjectToObject(o, "bodies");
+  for (int b = 0; b < mbt_tree_num_bodies(tree); ++b) {
+    mbt_transform X_WB;
+    if ((status = mbt_context_body_pose_in_world(tree, ctx, b, &X_WB)) != MBT_OK) {
+      cli_error(kCmd, "state %d: %s (%s)", k, mbt_context_last_error(ctx), mbt_status_string(status));
+      cJSON_Delete(o);
+      return NULL;
+    }
+    cJSON* pose = cJSON_AddObjectToObject(bodies, mbt_tree_body_name(tree, b));
+    cJSON_AddItemToObject(pose, "p_WB", cli_json_array(X_WB.p.v, 3));
+    cJSON_AddItemToObject(pose, "R_WB", cli_json_matrix(&X_WB.R.m[0][0], 3, 3));
+  }
+  /* Forward dynamics last: where it is undefined the rest is still written. */
+  status = mbt_calc_forward_dynamics(tree, ctx, s->tau, NULL, qdd);
+  if (status == MBT_OK) {
+    cJSON_AddItemToObject(o, "qdd", cli_json_array(qdd, nv));
+  } else {
+    cJSON_AddNullToObject(o, "qdd");
+    cJSON_AddStringToObject(o, "qdd_error", mbt_context_last_error(ctx));
+  }
+  *failed = false;
+  return o;
+}
+
+int mbt_cli_eval(int argc, char** argv) {
+  cli_model_options mopts = {false, false};
+  const char *path = NULL, *states_path = NULL, *gravity_arg = NULL, *out_path = NULL;
+  bool no_damping = false;
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    int r;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      print_help();
+      return CLI_EXIT_OK;
+    }
+    if (cli_parse_model_option(a, &mopts)) continue;
+    if (strcmp(a, "--no-damping") == 0) {
+      no_damping = true;
+      continue;
+    }
+    if ((r = cli_option_value(kCmd, argc, argv, &i, "--states", &states_path)) != 0 ||
+        (r = cli_option_value(kCmd, argc, argv, &i, "--gravity", &gravity_arg)) != 0 ||
+        (r = cli_option_value(kCmd, argc, argv, &i, "--out", &out_path)) != 0) {
+      if (r < 0) return CLI_EXIT_USAGE;
+      continue;
+    }
+    if (a[0] == '-' && a[1] != '\0') {
+      cli_error(kCmd, "unknown option '%s' (see 'mbt eval --help')", a);
+      return CLI_EXIT_USAGE;
+    }
+    if (path) {
+      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", path, a);
+      return CLI_EXIT_USAGE;
+    }
+    path = a;
+  }
+  if (!path) {
+    cli_error(kCmd, "missing MODEL (a URDF file; see 'mbt eval --help')");
+    return CLI_EXIT_USAGE;
+  }
+  if (!states_path) {
+    cli_error(kCmd, "missing --states FILE.json (see 'mbt eval --help')");
+    return CLI_EXIT_USAGE;
+  }
+  double g[3] = {0, 0, -9.81};
+  if (gravity_arg) {
+    int n = 0;
+    if (!cli_parse_list(gravity_arg, g, 3, &n) || n != 3) {
+      cli_error(kCmd, "--gravity needs three finite numbers gx,gy,gz, got '%s'", gravity_arg);
+      return CLI_EXIT_USAGE;
+    }
+  }
+
+  /* The states file, validated before the model is used. */
+  size_t len = 0;
+  char* text = cli_read_file(kCmd, states_path, &len);
+  if (!text) return CLI_EXIT_FAILURE;
+  const char* parse_end = NULL;
+  cJSON* doc = cJSON_ParseWithLengthOpts(text, len, &parse_end, 0);
+  if (!doc) {
+    int line = parse_end ? line_of(text, parse_end) : 0;
+    cli_error(kCmd, "%s:%d: not valid JSON", states_path, line);
+    free(text);
+    return CLI_EXIT_FAILURE;
+  }
+  free(text);
+  const cJSON* states = cJSON_GetObjectItemCaseSensitive(doc, "states");
+  if (!cJSON_IsArray(states)) {
+    cli_error(kCmd, "%s: expected an object with a \"states\" array", states_path);
+    cJSON_Delete(doc);
+    return CLI_EXIT_FAILURE;
+  }
+
+  cli_model model;
+  if (!cli_model_load(kCmd, path, &mopts, &model)) {
+    cJSON_Delete(doc);
+    return CLI_EXIT_FAILURE;
+  }
+  mbt_tree* tree = model.tree;
+  int rc = CLI_EXIT_FAILURE;
+  int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
+  int ns = cJSON_GetArraySize(states);
+  eval_state* in = calloc((size_t)(ns > 0 ? ns : 1), sizeof(eval_state));
+  double* pool = malloc(sizeof(double) * ((size_t)(ns > 0 ? ns : 1) * (size_t)(nq + 3 * nv) + 1));
+  double* work = malloc(sizeof(double) * ((size_t)nv * (size_t)nv + 4 * (size_t)nv + 1));
+  mbt_context* ctx = NULL;
+  cJSON* out = NULL;
+  if (!in || !pool || !work) {
+    cli_error(kCmd, "out of memory");
+    goto done;
+  }
+  {
+    int k = 0;
+    const cJSON* s;
+    double* p = pool;
+    cJSON_ArrayForEach(s, states) {
+      eval_state* e = &in[k];
+      e->q = p, p += nq;
+      e->v = p, p += nv;
+      e->vdot = p, p += nv;
+      e->tau = p, p += nv;
+      memset(e->vdot, 0, sizeof(double) * (size_t)nv);
+      memset(e->tau, 0, sizeof(double) * (size_t)nv);
+      if (!cJSON_IsObject(s)) {
+        cli_error(kCmd, "%s: state %d is not an object", states_path, k);
+        goto done;
+      }
+      int r = 0;
+      if (read_vector(states_path, k, s, "q", true, nq, "nq", e->q) < 0 ||
+          read_vector(states_path, k, s, "v", true, nv, "nv", e->v) < 0 ||
+          (r = read_vector(states_path, k, s, "vdot", false, nv, "nv", e->vdot)) < 0)
+        goto done;
+      e->has_vdot = r > 0;
+      if ((r = read_vector(states_path, k, s, "tau", false, nv, "nv", e->tau)) < 0) goto done;
+      e->has_tau = r > 0;
+      ++k;
+    }
+  }
+
+  if (mbt_tree_set_gravity(tree, mbt_vec3_make(g[0], g[1], g[2])) != MBT_OK) {
+    cli_error(kCmd, "--gravity: %s", mbt_tree_last_error(tree));
+    goto done;
+  }
+  ctx = mbt_context_create(tree);
+  if (!ctx) {
+    cli_error(kCmd, "cannot create a context: %s", mbt_tree_last_error(tree));
+    goto done;
+  }
+  if (no_damping) {
+    const double zeros[MBT_JOINT_MAX_NV] = {0};
+    for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
+      int jnv = mbt_joint_num_velocities(tree, j);
+      if (jnv > 0 && mbt_joint_set_damping_vector(ctx, j, zeros, jnv) != MBT_OK) {
+        cli_error(kCmd, "--no-damping: %s", mbt_context_last_error(ctx));
+        goto done;
+      }
+    }
+  }
+
+  out = cJSON_CreateObject();
+  cJSON_AddStringToObject(out, "model", path);
+  cJSON_AddBoolToObject(out, "floating", mopts.floating);
+  cJSON_AddNumberToObject(out, "nq", nq);
+  cJSON_AddNumberToObject(out, "nv", nv);
+  cJSON_AddItemToObject(out, "gravity", cli_json_array(g, 3));
+  cJSON_AddBoolToObject(out, "damping", !no_damping);
+  cJSON* results = cJSON_AddArrayToObject(out, "states");
+  for (int k = 0; k < ns; ++k) {
+    bool failed = false;
+    cJSON* o = eval_one(tree, ctx, &in[k], k, work, &failed);
+    if (failed) goto done;
+    cJSON_AddItemToArray(results, o);
+  }
+  {
+    char* json = cJSON_Print(out);
+    if (!json) {
+      cli_error(kCmd, "out of memory");
+      goto done;
+    }
+    FILE* f = stdout;
+    if (out_path) {
+      if (!cli_make_parent_dirs(kCmd, out_path) || !(f = fopen(out_path, "w"))) {
+        if (out_path && !f) cli_error(kCmd, "cannot write '%s'", out_path);
+        free(json);
+        goto done;
+      }
+    }
+    fputs(json, f);
+    fputc('\n', f);
+    free(json);
+    if (f != stdout) {
+      if (fclose(f) != 0) {
+        cli_error(kCmd, "cannot write '%s'", out_path);
+        goto done;
+      }
+    } else if (fflush(stdout) != 0) {
+      cli_error(kCmd, "cannot write to stdout");
+      goto done;
+    }
+  }
+  rc = CLI_EXIT_OK;
+done:
+  cJSON_Delete(out);
+  if (ctx) mbt_context_destroy(ctx);
+  free(work);
+  free(pool);
+  free(in);
+  cJSON_Delete(doc);
+  cli_model_free(&model);
+  return rc;
+}

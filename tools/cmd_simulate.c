@@ -1,0 +1,569 @@
+/* cmd_simulate.c: `mbt simulate [MODEL]`: simulates a robot from an initial state under
+ * gravity and its joint damping, writes a CSV of t, q, v and total energy and a plot, and
+ * prints a summary. Without MODEL: the shipped Panda arm released from a bent pose. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_commands.h"
+#include "cli_common.h"
+#include "plot.h"
+
+static const char* const kCmd = "simulate";
+
+#ifndef MBT_DATA_DIR
+#define MBT_DATA_DIR ""
+#endif
+
+/* The default robot and its initial pose (rad; the fingers in m), within the URDF limits. */
+static const char* const kDefaultModel = "panda.urdf";
+static const struct {
+  const char* joint;
+  double q;
+} kDefaultPose[] = {{"panda_joint1", 0.3},  {"panda_joint2", 0.5},  {"panda_joint3", -0.2},
+                    {"panda_joint4", -1.2}, {"panda_joint5", 0.4},  {"panda_joint6", 1.8},
+                    {"panda_joint7", 0.8},  {"panda_finger_joint1", 0.02}, {"panda_finger_joint2", 0.02}};
+
+static void print_help(void) {
+  puts("usage: mbt simulate [MODEL] [options]\n"
+       "\n"
+       "Simulates a URDF robot under gravity with its joint damping and joint position limits,\n"
+       "from an initial state, without control torques. Writes a CSV with time, q, v and total\n"
+       "energy per logged step, and a plot of the joint positions and the energy over time.\n"
+       "Without MODEL it simulates the shipped Franka Panda arm (models/panda.urdf) released\n"
+       "from rest in a bent pose.\n"
+       "\n"
+       "options:\n"
+       "  --duration T             simulated time in s (default 5)\n"
+       "  --integrator NAME        rk45 (adaptive, default), rk4, semi_implicit_euler, euler\n"
+       "  --dt H                   rk45: output interval and largest step (default 0.01 s);\n"
+       "                           fixed-step integrators: the step, logged every step\n"
+       "                           (default 0.001 s)\n"
+       "  --rtol R, --atol A       rk45 error tolerances (default 1e-6, 1e-8)\n"
+       "  --q0 v1,v2,...           initial positions, nq numbers in mbt's order (see\n"
+       "                           'mbt info MODEL --json'); default the model's default pose\n"
+       "  --v0 v1,v2,...           initial velocities, nv numbers (default zero)\n"
+       "  --gravity gx,gy,gz       gravity in m/s² (default 0,0,-9.81)\n"
+       "  --no-damping             leave the joints' damping out\n"
+       "  --limit-stiffness K      joint limit penalty stiffness (default 1e4; 0 disables limits)\n"
+       "  --limit-damping C        joint limit penalty damping (default 1e2)\n"
+       "  --out FILE.csv           the CSV (default out/simulate.csv)\n"
+       "  --plot FILE.svg|FILE.png the plot (default out/simulate.svg); --no-plot for none\n"
+       "  --floating               attach the root link with a quaternion-floating joint\n"
+       "  --allow-invalid-inertia  load non-physical inertias as written (with a warning)\n"
+       "  -h, --help               this help\n"
+       "\n"
+       "A progress bar is shown on a terminal for runs longer than a second. Ctrl-C stops the\n"
+       "run cleanly: the CSV and the plot keep what was computed (exit status 130).");
+}
+
+/* ---- Ctrl-C ------------------------------------------------------------------------- */
+static volatile sig_atomic_t g_interrupted = 0;
+static void on_sigint(int sig) {
+  (void)sig;
+  g_interrupted = 1;
+}
+
+/* ---- observer: interruption and progress bar -------------------------------------- */
+typedef struct {
+  double t_end;
+  double wall_start;
+  double last_draw;
+  bool tty;
+  bool drawn;
+} progress;
+
+static void draw_progress(progress* p, double t, double now) {
+  const int width = 30;
+  double frac = p->t_end > 0 ? t / p->t_end : 1;
+  if (frac < 0) frac = 0;
+  if (frac > 1) frac = 1;
+  int filled = (int)(frac * width + 0.5);
+  char bar[64];
+  for (int i = 0; i < width; ++i) bar[i] = i < filled ? '#' : '-';
+  bar[width] = '\0';
+  double wall = now - p->wall_start;
+  double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
+  fprintf(stderr, "\r[%s] %3.0f%%  t = %.3f / %.3f s  wall %.1f s  eta %.1f s ", bar, 100 * frac, t, p->t_end, wall,
+          eta);
+  fflush(stderr);
+  p->drawn = true;
+  p->last_draw = now;
+}
+
+static void clear_progress(progress* p) {
+  if (p->drawn) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    p->drawn = false;
+  }
+}
+
+static bool observer(const mbt_context* ctx, void* user) {
+  progress* p = user;
+  if (g_interrupted) return false;
+  if (p->tty) {
+    double now = cli_now();
+    if (now - p->wall_start > 1.0 && now - p->last_draw > 0.1) draw_progress(p, mbt_context_time(ctx), now);
+  }
+  return true;
+}
+
+/* ---- logged samples (for the plot) ------------------------------------------------- */
+typedef struct {
+  int n, cap, nq;
+  double* t;
+  double* q;
+  double* energy;
+} samples;
+
+static bool samples_push(samples* s, double t, const double* q, double e) {
+  if (s->n == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 1024;
+    double* nt = realloc(s->t, sizeof(double) * (size_t)cap);
+    if (!nt) return false;
+    s->t = nt;
+    double* nq = realloc(s->q, sizeof(double) * (size_t)cap * (size_t)(s->nq > 0 ? s->nq : 1));
+    if (!nq) return false;
+    s->q = nq;
+    double* ne = realloc(s->energy, sizeof(double) * (size_t)cap);
+    if (!ne) return false;
+    s->energy = ne;
+    s->cap = cap;
+  }
+  s->t[s->n] = t;
+  if (s->nq > 0) memcpy(s->q + (size_t)s->n * s->nq, q, sizeof(double) * (size_t)s->nq);
+  s->energy[s->n] = e;
+  s->n++;
+  return true;
+}
+
+static void samples_free(samples* s) {
+  free(s->t);
+  free(s->q);
+  free(s->energy);
+}
+
+/* Total energy K + U at the simulator's state. */
+static int total_energy(const mbt_tree* tree, mbt_context* ctx, double* E) {
+  double K = 0, U = 0;
+  int status = mbt_calc_kinetic_energy(tree, ctx, &K);
+  if (status == MBT_OK) status = mbt_calc_potential_energy(tree, ctx, &U);
+  *E = K + U;
+  return status;
+}
+
+/* A CSV number: round-trip digits, "nan" if not finite. */
+static const char* csv_number(char* buf, size_t n, double x) {
+  if (!isfinite(x)) {
+    snprintf(buf, n, "nan");
+    return buf;
+  }
+  return cli_format_double(buf, n, x);
+}
+
+static bool write_row(FILE* f, const mbt_context* ctx, int nq, int nv, double E) {
+  char buf[40];
+  const double* q = mbt_context_q(ctx);
+  const double* v = mbt_context_v(ctx);
+  fputs(csv_number(buf, sizeof(buf), mbt_context_time(ctx)), f);
+  for (int i = 0; i < nq; ++i) fprintf(f, ",%s", csv_number(buf, sizeof(buf), q[i]));
+  for (int i = 0; i < nv; ++i) fprintf(f, ",%s", csv_number(buf, sizeof(buf), v[i]));
+  fprintf(f, ",%s\n", csv_number(buf, sizeof(buf), E));
+  return ferror(f) == 0;
+}
+
+static bool file_exists(const char* path) {
+  return access(path, R_OK) == 0;
+}
+
+/* The shipped model: $MBT_MODEL_DIR, the source tree, then the installed data directory. */
+static const char* find_default_model(char* buf, size_t n) {
+  const char* dirs[3] = {getenv("MBT_MODEL_DIR"), MBT_SOURCE_DIR "/models", MBT_DATA_DIR};
+  for (int i = 0; i < 3; ++i) {
+    if (!dirs[i] || !dirs[i][0]) continue;
+    snprintf(buf, n, "%s/%s", dirs[i], kDefaultModel);
+    if (file_exists(buf)) return buf;
+  }
+  return NULL;
+}
+
+typedef struct {
+  const char* model;
+  cli_model_options mopts;
+  double duration;
+  double dt;
+  bool dt_given;
+  int integrator;
+  double rtol, atol;
+  bool rtol_given, atol_given;
+  const char *q0, *v0, *gravity;
+  bool no_damping;
+  double limit_k, limit_c;
+  bool limit_k_given, limit_c_given;
+  const char* out;
+  const char* plot;
+  bool no_plot;
+} sim_args;
+
+/* Parses a finite number option; false with a message. */
+static bool number_arg(const char* name, const char* value, double* out, bool positive, bool nonneg) {
+  if (!cli_parse_double(value, out)) {
+    cli_error(kCmd, "%s needs a finite number, got '%s'", name, value);
+    return false;
+  }
+  if (positive && !(*out > 0)) {
+    cli_error(kCmd, "%s must be positive, got '%s'", name, value);
+    return false;
+  }
+  if (nonneg && !(*out >= 0)) {
+    cli_error(kCmd, "%s must not be negative, got '%s'", name, value);
+    return false;
+  }
+  return true;
+}
+
+static int parse_args(int argc, char** argv, sim_args* a) {
+  memset(a, 0, sizeof(*a));
+  a->duration = 5.0;
+  a->integrator = MBT_INTEGRATOR_RK45;
+  a->out = "out/simulate.csv";
+  a->plot = "out/simulate.svg";
+  for (int i = 1; i < argc; ++i) {
+    const char* s = argv[i];
+    const char* val = NULL;
+    int r;
+    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+      print_help();
+      return -2;
+    }
+    if (cli_parse_model_option(s, &a->mopts)) continue;
+    if (strcmp(s, "--no-damping") == 0) {
+      a->no_damping = true;
+      continue;
+    }
+    if (strcmp(s, "--no-plot") == 0) {
+      a->no_plot = true;
+      continue;
+    }
+#define OPT(name) ((r = cli_option_value(kCmd, argc, argv, &i, name, &val)) != 0)
+    if (OPT("--duration")) {
+      if (r < 0 || !number_arg("--duration", val, &a->duration, false, true)) return -1;
+    } else if (OPT("--dt")) {
+      if (r < 0 || !number_arg("--dt", val, &a->dt, true, false)) return -1;
+      a->dt_given = true;
+    } else if (OPT("--integrator")) {
+      if (r < 0) return -1;
+      a->integrator = mbt_integrator_from_name(val);
+      if (a->integrator < 0) {
+        cli_error(kCmd, "unknown integrator '%s' (rk45, rk4, semi_implicit_euler, euler)", val);
+        return -1;
+      }
+    } else if (OPT("--rtol")) {
+      if (r < 0 || !number_arg("--rtol", val, &a->rtol, true, false)) return -1;
+      a->rtol_given = true;
+    } else if (OPT("--atol")) {
+      if (r < 0 || !number_arg("--atol", val, &a->atol, true, false)) return -1;
+      a->atol_given = true;
+    } else if (OPT("--q0")) {
+      if (r < 0) return -1;
+      a->q0 = val;
+    } else if (OPT("--v0")) {
+      if (r < 0) return -1;
+      a->v0 = val;
+    } else if (OPT("--gravity")) {
+      if (r < 0) return -1;
+      a->gravity = val;
+    } else if (OPT("--limit-stiffness")) {
+      if (r < 0 || !number_arg("--limit-stiffness", val, &a->limit_k, false, true)) return -1;
+      a->limit_k_given = true;
+    } else if (OPT("--limit-damping")) {
+      if (r < 0 || !number_arg("--limit-damping", val, &a->limit_c, false, true)) return -1;
+      a->limit_c_given = true;
+    } else if (OPT("--out")) {
+      if (r < 0) return -1;
+      a->out = val;
+    } else if (OPT("--plot")) {
+      if (r < 0) return -1;
+      a->plot = val;
+    } else if (s[0] == '-' && s[1] != '\0') {
+      cli_error(kCmd, "unknown option '%s' (see 'mbt simulate --help')", s);
+      return -1;
+    } else if (!a->model) {
+      a->model = s;
+    } else {
+      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", a->model, s);
+      return -1;
+    }
+#undef OPT
+  }
+  if (!a->no_plot && !plot_format_supported(a->plot)) {
+    cli_error(kCmd, "--plot: the plot is written as SVG or PNG; give a file ending in .svg or .png (got '%s')",
+              a->plot);
+    return -1;
+  }
+  if ((a->rtol_given || a->atol_given) && a->integrator != MBT_INTEGRATOR_RK45) {
+    cli_error(kCmd, "--rtol/--atol apply to the adaptive integrator rk45 only");
+    return -1;
+  }
+  if (!a->dt_given) a->dt = a->integrator == MBT_INTEGRATOR_RK45 ? 0.01 : 0.001;
+  if (a->duration / a->dt > 1e12) {
+    cli_error(kCmd, "--duration / --dt is more than 1e12 output steps");
+    return -1;
+  }
+  return 0;
+}
+
+/* Sets the default pose of the shipped Panda (only joints that exist in the model). */
+static void set_default_pose(const mbt_tree* tree, mbt_context* ctx) {
+  for (size_t k = 0; k < sizeof(kDefaultPose) / sizeof(kDefaultPose[0]); ++k) {
+    int j = mbt_tree_joint_by_name(tree, kDefaultPose[k].joint);
+    if (j >= 0 && mbt_joint_num_positions(tree, j) == 1) mbt_joint_set_positions(ctx, j, &kDefaultPose[k].q, 1);
+  }
+}
+
+int mbt_cli_simulate(int argc, char** argv) {
+  sim_args a;
+  int pr = parse_args(argc, argv, &a);
+  if (pr == -2) return CLI_EXIT_OK;
+  if (pr < 0) return CLI_EXIT_USAGE;
+
+  char default_path[4096];
+  bool default_model = a.model == NULL;
+  if (default_model) {
+    a.model = find_default_model(default_path, sizeof(default_path));
+    if (!a.model) {
+      cli_error(kCmd, "cannot find the shipped model %s (looked in $MBT_MODEL_DIR, %s/models and %s); give a MODEL",
+                kDefaultModel, MBT_SOURCE_DIR, MBT_DATA_DIR[0] ? MBT_DATA_DIR : "(no data dir)");
+      return CLI_EXIT_FAILURE;
+    }
+  }
+  double g[3] = {0, 0, -9.81};
+  if (a.gravity) {
+    int n = 0;
+    if (!cli_parse_list(a.gravity, g, 3, &n) || n != 3) {
+      cli_error(kCmd, "--gravity needs three finite numbers gx,gy,gz, got '%s'", a.gravity);
+      return CLI_EXIT_USAGE;
+    }
+  }
+
+  cli_model model;
+  if (!cli_model_load(kCmd, a.model, &a.mopts, &model)) return CLI_EXIT_FAILURE;
+  mbt_tree* tree = model.tree;
+  int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
+  int rc = CLI_EXIT_FAILURE;
+  mbt_context* ctx = NULL;
+  mbt_simulator* sim = NULL;
+  FILE* csv = NULL;
+  char** qnames = NULL;
+  char** vnames = NULL;
+  double* buf = NULL;
+  samples smp = {0, 0, nq, NULL, NULL, NULL};
+  struct sigaction old_action;
+  bool handler_installed = false;
+
+  if (mbt_tree_set_gravity(tree, mbt_vec3_make(g[0], g[1], g[2])) != MBT_OK) {
+    cli_error(kCmd, "--gravity: %s", mbt_tree_last_error(tree));
+    goto done;
+  }
+  ctx = mbt_context_create(tree);
+  buf = malloc(sizeof(double) * (size_t)(nq + nv + 1));
+  qnames = cli_state_names(tree, false);
+  vnames = cli_state_names(tree, true);
+  if (!ctx || !buf || !qnames || !vnames) {
+    cli_error(kCmd, "cannot create a context: %s", ctx ? "out of memory" : mbt_tree_last_error(tree));
+    goto done;
+  }
+  /* Initial state. */
+  if (default_model && !a.q0) set_default_pose(tree, ctx);
+  if (a.q0) {
+    int n = 0;
+    if (!cli_parse_list(a.q0, buf, nq + 1, &n) || n != nq) {
+      cli_error(kCmd, "--q0 needs nq = %d finite numbers (in the order of 'mbt info --json'), got '%s'", nq, a.q0);
+      rc = CLI_EXIT_USAGE;
+      goto done;
+    }
+    if (mbt_context_set_q(ctx, buf, nq) != MBT_OK) {
+      cli_error(kCmd, "--q0: %s", mbt_context_last_error(ctx));
+      goto done;
+    }
+  }
+  if (a.v0) {
+    int n = 0;
+    if (!cli_parse_list(a.v0, buf, nv + 1, &n) || n != nv) {
+      cli_error(kCmd, "--v0 needs nv = %d finite numbers, got '%s'", nv, a.v0);
+      rc = CLI_EXIT_USAGE;
+      goto done;
+    }
+    if (mbt_context_set_v(ctx, buf, nv) != MBT_OK) {
+      cli_error(kCmd, "--v0: %s", mbt_context_last_error(ctx));
+      goto done;
+    }
+  }
+  if (a.no_damping) {
+    const double zeros[MBT_JOINT_MAX_NV] = {0};
+    for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
+      int jnv = mbt_joint_num_velocities(tree, j);
+      if (jnv > 0 && mbt_joint_set_damping_vector(ctx, j, zeros, jnv) != MBT_OK) {
+        cli_error(kCmd, "--no-damping: %s", mbt_context_last_error(ctx));
+        goto done;
+      }
+    }
+  }
+
+  /* Joints that start outside their position limits: the limit penalty acts from t = 0. */
+  for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
+    const double* lo = mbt_joint_position_lower_limits(tree, j);
+    const double* hi = mbt_joint_position_upper_limits(tree, j);
+    const double* qj = mbt_joint_positions(ctx, j);
+    for (int k = 0; lo && hi && qj && k < mbt_joint_num_positions(tree, j); ++k)
+      if (qj[k] < lo[k] || qj[k] > hi[k])
+        fprintf(stderr, "mbt simulate: warning: joint '%s' starts at %g, outside its limits [%g, %g]\n",
+                mbt_joint_name(tree, j), qj[k], lo[k], hi[k]);
+  }
+
+  mbt_simulator_options opts = mbt_simulator_default_options();
+  opts.integrator = (mbt_integrator_type)a.integrator;
+  opts.dt = a.dt;
+  if (a.rtol_given) opts.rtol = a.rtol;
+  if (a.atol_given) opts.atol = a.atol;
+  sim = mbt_simulator_create(tree, ctx, &opts);
+  if (!sim) {
+    cli_error(kCmd, "cannot create the simulator: %s", mbt_context_last_error(ctx));
+    goto done;
+  }
+  if (a.limit_k_given || a.limit_c_given)
+    mbt_simulator_set_limit_penalty(sim, a.limit_k_given ? a.limit_k : 1e4, a.limit_c_given ? a.limit_c : 1e2);
+  progress prog = {a.duration, cli_now(), 0, isatty(STDERR_FILENO) != 0, false};
+  mbt_simulator_set_observer(sim, observer, &prog);
+  mbt_context* sctx = mbt_simulator_context(sim);
+
+  /* Outputs. */
+  if (!cli_make_parent_dirs(kCmd, a.out) || (!a.no_plot && !cli_make_parent_dirs(kCmd, a.plot))) goto done;
+  /* Ctrl-C from here on stops the run cleanly (the CSV exists once this is in place). */
+  struct sigaction action;
+  memset(&action, 0, sizeof(action));
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  g_interrupted = 0;
+  handler_installed = sigaction(SIGINT, &action, &old_action) == 0;
+  csv = fopen(a.out, "w");
+  if (!csv) {
+    cli_error(kCmd, "cannot write '%s'", a.out);
+    goto done;
+  }
+  fputs("t", csv);
+  for (int i = 0; i < nq; ++i) fprintf(csv, ",%s", qnames[i]);
+  for (int i = 0; i < nv; ++i) fprintf(csv, ",%s", vnames[i]);
+  fputs(",energy\n", csv);
+
+  double E0 = 0, E = 0;
+  if (total_energy(tree, sctx, &E0) != MBT_OK) {
+    cli_error(kCmd, "energy at the initial state: %s", mbt_context_last_error(sctx));
+    goto done;
+  }
+  double t_start = mbt_context_time(sctx);
+  if (!write_row(csv, sctx, nq, nv, E0) || !samples_push(&smp, t_start, mbt_context_q(sctx), E0)) {
+    cli_error(kCmd, "cannot write '%s'", a.out);
+    goto done;
+  }
+
+  /* Advance output interval by output interval: rows at t_k = t_start + k·dt exactly. */
+  long num_steps = (long)ceil(a.duration / a.dt - 1e-9);
+  int status = MBT_OK;
+  double wall0 = cli_now();
+  E = E0;
+  for (long k = 1; k <= num_steps; ++k) {
+    double t_k = k == num_steps ? t_start + a.duration : t_start + (double)k * a.dt;
+    status = mbt_simulator_advance_to(sim, t_k);
+    if (status == MBT_OK && g_interrupted) status = MBT_ERR_INTERRUPTED;
+    /* Log the state reached, also when the run stopped early. */
+    if (mbt_context_time(sctx) > smp.t[smp.n - 1]) {
+      if (total_energy(tree, sctx, &E) != MBT_OK) E = NAN;
+      if (!write_row(csv, sctx, nq, nv, E) || !samples_push(&smp, mbt_context_time(sctx), mbt_context_q(sctx), E)) {
+        clear_progress(&prog);
+        cli_error(kCmd, "cannot write '%s'", a.out);
+        goto done;
+      }
+    }
+    if (status != MBT_OK) break;
+  }
+  double wall = cli_now() - wall0;
+  clear_progress(&prog);
+  if (handler_installed) {
+    sigaction(SIGINT, &old_action, NULL);
+    handler_installed = false;
+  }
+  bool csv_ok = fclose(csv) == 0;
+  csv = NULL;
+  if (!csv_ok) {
+    cli_error(kCmd, "cannot write '%s'", a.out);
+    goto done;
+  }
+
+  /* Plot. */
+  bool plot_ok = false;
+  if (!a.no_plot) {
+    char title[512], err[512];
+    snprintf(title, sizeof(title), "%s: %.6g s simulated, %s%s", model.urdf.robot_name ? model.urdf.robot_name : a.model,
+             mbt_context_time(sctx) - t_start, mbt_integrator_name(opts.integrator),
+             a.no_damping ? ", no damping" : "");
+    plot_data pd = {title, smp.n, smp.t, nq, smp.q, (const char* const*)qnames, smp.energy};
+    plot_ok = plot_write(a.plot, &pd, err, sizeof(err));
+    if (!plot_ok) cli_error(kCmd, "%s", err);
+  }
+
+  /* Summary. */
+  mbt_simulator_stats st = mbt_simulator_get_stats(sim);
+  double t_end = mbt_context_time(sctx);
+  double simulated = t_end - t_start;
+  printf("mbt simulate: %s (%s), nq = %d, nv = %d%s\n", model.urdf.robot_name ? model.urdf.robot_name : "", a.model,
+         nq, nv, default_model ? ", default pose released from rest" : "");
+  if (status == MBT_ERR_INTERRUPTED)
+    printf("interrupted at t = %.6g s of %.6g s; output up to there kept\n", simulated, a.duration);
+  else if (status != MBT_OK)
+    printf("stopped at t = %.6g s of %.6g s: %s\n", simulated, a.duration, mbt_simulator_last_error(sim));
+  if (model.urdf.num_warnings > 0)
+    printf("model warnings: %d (elements not modelled in dynamics; 'mbt info' lists them)\n",
+           model.urdf.num_warnings);
+  printf("integrator: %s", mbt_integrator_name(opts.integrator));
+  if (opts.integrator == MBT_INTEGRATOR_RK45)
+    printf(" (rtol %g, atol %g, output every %g s)\n", opts.rtol, opts.atol, a.dt);
+  else
+    printf(" (step %g s)\n", a.dt);
+  printf("steps: %ld taken, %ld rejected, %ld dynamics evaluations\n", st.steps_taken, st.steps_rejected,
+         st.dynamics_evaluations);
+  printf("time: %.6g s simulated in %.3f s wall", simulated, wall);
+  if (wall > 0 && simulated > 0) printf(" (real-time factor %.3g)", simulated / wall);
+  printf("\n");
+  printf("energy: %.9g J at start, %.9g J at end (change %+.3g J)\n", E0, E, E - E0);
+  printf("joint limit events: %ld%s\n", st.limit_events,
+         st.limit_events > 0 ? " (the limit penalty's damping dissipates energy at each)" : "");
+  printf("CSV:  %s (%d row%s)\n", a.out, smp.n, smp.n == 1 ? "" : "s");
+  if (!a.no_plot && plot_ok) printf("plot: %s\n", a.plot);
+  fflush(stdout);
+  if (status == MBT_ERR_INTERRUPTED) {
+    cli_error(kCmd, "interrupted at t = %.6g s", simulated);
+    rc = CLI_EXIT_INTERRUPTED;
+  } else if (status != MBT_OK) {
+    cli_error(kCmd, "the simulation stopped at t = %.6g s: %s", simulated, mbt_simulator_last_error(sim));
+    rc = CLI_EXIT_FAILURE;
+  } else {
+    rc = (a.no_plot || plot_ok) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  }
+
+done:
+  if (handler_installed) sigaction(SIGINT, &old_action, NULL);
+  if (csv) fclose(csv);
+  if (sim) mbt_simulator_destroy(sim);
+  if (ctx) mbt_context_destroy(ctx);
+  cli_free_names(qnames, nq);
+  cli_free_names(vnames, nv);
+  free(buf);
+  samples_free(&smp);
+  cli_model_free(&model);
+  return rc;
+}
