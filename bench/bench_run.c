@@ -396,7 +396,7 @@ static int run_model(const char* prog, const options* o, const char* spec, cJSON
       fmt_stats(b1, sizeof b1, &ss);
       fmt_allocs(b3, sizeof b3, &ss);
       if (ss.allocs > 0) failed = 1;
-      if (!o->json) fprintf(out, "  mbt    %-23s %-31s %6s\n", mbt_bench_stage_name((mbt_bench_stage)s), b1, b3);
+      if (!o->json) fprintf(out, "  mbt    %-36s %-32s %6s\n", mbt_bench_stage_name((mbt_bench_stage)s), b1, b3);
     }
     if (use_mj) {
       for (int e = 0; e < MBT_BENCH_MJ_NUM_EXTRA; ++e) {
@@ -411,7 +411,7 @@ static int run_model(const char* prog, const options* o, const char* spec, cJSON
         char b1[64];
         fmt_stats(b1, sizeof b1, &ss);
         if (!o->json)
-          fprintf(out, "  MuJoCo %-23s %-31s %s\n", mbt_bench_mj_extra_name((mbt_bench_mj_extra)e), b1,
+          fprintf(out, "  MuJoCo %-36s %-32s %s\n", mbt_bench_mj_extra_name((mbt_bench_mj_extra)e), b1,
                   per_state ? "(new state per call)" : "");
       }
     }

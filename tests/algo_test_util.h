@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mbt/mbt.h"
+#include "mbt/urdf.h"
 
 #define TU_PI 3.14159265358979323846
 #include "tree/context_internal.h"
@@ -243,6 +244,25 @@ static inline int tu_solve(double* A, double* b, int n) {
     b[r] = s / A[r * n + r];
   }
   return 0;
+}
+
+/* The models the project ships (models/<name>.urdf); solo12 has a floating base. */
+static const char* const tu_models[] = {"double_pendulum", "double_pendulum_continuous", "ur5", "panda", "solo12"};
+#define TU_NUM_MODELS 5
+static inline mbt_tree* tu_load_model(const char* name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/models/%s.urdf", MBT_SOURCE_DIR, name);
+  mbt_urdf_result r;
+  const int flags = strcmp(name, "solo12") == 0 ? MBT_URDF_FLOATING : 0;
+  if (mbt_urdf_load_file(path, flags, &r) != MBT_OK) {
+    fprintf(stderr, "%s: %s\n", path, r.error);
+    mbt_urdf_result_free(&r);
+    return NULL;
+  }
+  mbt_tree* tree = r.tree;
+  r.tree = NULL;
+  mbt_urdf_result_free(&r);
+  return tree;
 }
 
 #endif /* MBT_ALGO_TEST_UTIL_H */

@@ -387,7 +387,11 @@ kill -INT "$pid" 2>/dev/null
 wait "$pid"
 status=$?
 kill "$watchdog" 2>/dev/null
-if [ "$status" -eq 130 ]; then ok; else fail "interrupted simulate: status $status, expected 130: $(head -c 300 "$T/err")"; fi
+if [ "$status" -eq 130 ]; then
+  ok
+else
+  fail "interrupted simulate: status $status, expected 130: $(head -c 300 "$T/err")"
+fi
 has "$T/out" "interrupted at t =" "interrupted run says where it stopped"
 rows=$(wc -l <"$T/sim/i.csv" 2>/dev/null)
 if [ "${rows:-0}" -ge 3 ]; then ok; else fail "interrupted run kept $rows CSV lines, expected >= 3"; fi

@@ -71,6 +71,20 @@ static void check_id_vs_matrix_form(fx* f) {
   }
 }
 
+static void check_newton_euler(fx* f);
+
+/* Every shipped model at random states: the matrix form and the Newton-Euler/power checks. */
+static void test_shipped_models(void** s) {
+  (void)s;
+  tu_seed(18);
+  for (int k = 0; k < TU_NUM_MODELS; ++k) {
+    fx f = make(tu_load_model(tu_models[k]));
+    check_id_vs_matrix_form(&f);
+    check_newton_euler(&f);
+    destroy(&f);
+  }
+}
+
 static void test_id_matrix_form(void** s) {
   (void)s;
   tu_seed(11);
@@ -407,6 +421,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_id_matrix_form),
       cmocka_unit_test(test_newton_euler_power),
+      cmocka_unit_test(test_shipped_models),
       cmocka_unit_test(test_kinetic_energy_rate),
       cmocka_unit_test(test_aliasing),
       cmocka_unit_test(test_simple_pendulum),

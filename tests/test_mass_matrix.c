@@ -114,6 +114,12 @@ static void test_joint_tree(void** s) {
   for (int k = 0; k < 5; ++k) check_tree(tu_make_joint_tree());
 }
 
+static void test_shipped_models(void** s) {
+  (void)s;
+  tu_seed(24);
+  for (int k = 0; k < TU_NUM_MODELS; ++k) check_tree(tu_load_model(tu_models[k]));
+}
+
 /* A long serial chain of revolute joints (depth 30) and a star (30 children of the world). */
 static void test_chain_and_star(void** s) {
   (void)s;
@@ -153,6 +159,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_branched_mobilizer_tree),
       cmocka_unit_test(test_joint_tree),
+      cmocka_unit_test(test_shipped_models),
       cmocka_unit_test(test_chain_and_star),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -781,9 +781,38 @@ static void test_take_tree(void** state) {
   mbt_tree_destroy(t);
 }
 
+/* <limit lower="0" upper="0" velocity="0"> (urdfdom's defaults) reads as no limit, with a
+ * warning; a real range is kept. */
+static void test_zero_limits_mean_unlimited(void** state) {
+  (void)state;
+  const char* xml =
+      "<robot name=\"r\">" LINK("a") LINK("b") LINK("c")
+      "<joint name=\"j0\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>"
+      "<limit lower=\"0\" upper=\"0\" effort=\"0\" velocity=\"0\"/></joint>\n"
+      "<joint name=\"j1\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/>"
+      "<limit lower=\"-1\" upper=\"2\" effort=\"0\" velocity=\"3\"/></joint>\n"
+      "</robot>";
+  mbt_urdf_result r;
+  assert_int_equal(load(xml, 0, &r), MBT_OK);
+  int j0 = mbt_tree_joint_by_name(r.tree, "j0"), j1 = mbt_tree_joint_by_name(r.tree, "j1");
+  assert_true(j0 >= 0 && j1 >= 0);
+  assert_true(isinf(mbt_joint_position_lower_limits(r.tree, j0)[0]) && mbt_joint_position_lower_limits(r.tree, j0)[0] < 0);
+  assert_true(isinf(mbt_joint_position_upper_limits(r.tree, j0)[0]) && mbt_joint_position_upper_limits(r.tree, j0)[0] > 0);
+  assert_true(isinf(mbt_joint_velocity_upper_limits(r.tree, j0)[0]));
+  assert_true(mbt_joint_position_lower_limits(r.tree, j1)[0] == -1.0);
+  assert_true(mbt_joint_position_upper_limits(r.tree, j1)[0] == 2.0);
+  assert_true(mbt_joint_velocity_upper_limits(r.tree, j1)[0] == 3.0);
+  int found = 0;
+  for (int i = 0; i < r.num_warnings; ++i)
+    if (strstr(r.warnings[i], "<joint 'j0'>: <limit> lower = upper = 0 read as no position limit")) ++found;
+  assert_int_equal(found, 1);
+  mbt_urdf_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_zero_limits_mean_unlimited),
       cmocka_unit_test(test_empty_file),
       cmocka_unit_test(test_malformed_xml),
       cmocka_unit_test(test_root_not_robot),

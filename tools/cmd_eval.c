@@ -42,7 +42,6 @@ typedef struct {
   double* v;
   double* vdot;  /* zeros when absent */
   double* tau;   /* zeros when absent */
-  bool has_vdot, has_tau;
 } eval_state;
 
 /* Reads field `name` of state k into out[n]. Returns 1 if read, 0 if absent (and optional),
@@ -104,7 +103,8 @@ static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, const eval_state*
       (status = mbt_calc_gravity_generalized_forces(tree, ctx, tau_g)) != MBT_OK ||
       /* tau_id = M·v̇ + C·v − tau_app with tau_app = tau_g. */
       (status = mbt_calc_inverse_dynamics(tree, ctx, s->vdot, NULL, tau_g, NULL, NULL, tau_id)) != MBT_OK ||
-      (status = mbt_calc_mass_matrix(tree, ctx, M)) != MBT_OK || (status = mbt_calc_bias_term(tree, ctx, bias)) != MBT_OK ||
+      (status = mbt_calc_mass_matrix(tree, ctx, M)) != MBT_OK ||
+      (status = mbt_calc_bias_term(tree, ctx, bias)) != MBT_OK ||
       (status = mbt_calc_potential_energy(tree, ctx, &U)) != MBT_OK ||
       (status = mbt_calc_kinetic_energy(tree, ctx, &K)) != MBT_OK) {
     cli_error(kCmd, "state %d: %s (%s)", k, mbt_context_last_error(ctx), mbt_status_string(status));
@@ -245,14 +245,11 @@ int mbt_cli_eval(int argc, char** argv) {
         cli_error(kCmd, "%s: state %d is not an object", states_path, k);
         goto done;
       }
-      int r = 0;
       if (read_vector(states_path, k, s, "q", true, nq, "nq", e->q) < 0 ||
           read_vector(states_path, k, s, "v", true, nv, "nv", e->v) < 0 ||
-          (r = read_vector(states_path, k, s, "vdot", false, nv, "nv", e->vdot)) < 0)
+          read_vector(states_path, k, s, "vdot", false, nv, "nv", e->vdot) < 0 ||
+          read_vector(states_path, k, s, "tau", false, nv, "nv", e->tau) < 0)
         goto done;
-      e->has_vdot = r > 0;
-      if ((r = read_vector(states_path, k, s, "tau", false, nv, "nv", e->tau)) < 0) goto done;
-      e->has_tau = r > 0;
       ++k;
     }
   }

@@ -275,12 +275,12 @@ static int print_json(const cli_model* model) {
     cJSON_AddItemToObject(lim, "velocity_lower", limits_array(mbt_joint_velocity_lower_limits(tree, j), jnv));
     cJSON_AddItemToObject(lim, "velocity_upper", limits_array(mbt_joint_velocity_upper_limits(tree, j), jnv));
     bool have_urdf = j < model->urdf.num_joints;
-    cJSON_AddItemToObject(lim, "effort",
-                          cli_json_number(have_urdf && model->urdf.joint_effort ? model->urdf.joint_effort[j] : NAN));
+    double effort = have_urdf && model->urdf.joint_effort ? model->urdf.joint_effort[j] : NAN;
+    double friction = have_urdf && model->urdf.joint_friction ? model->urdf.joint_friction[j] : NAN;
+    cJSON_AddItemToObject(lim, "effort", cli_json_number(effort));
     const mbt_real* d = mbt_joint_default_damping_vector(tree, j);
     cJSON_AddItemToObject(o, "damping", limits_array(d, jnv));
-    cJSON_AddItemToObject(o, "friction",
-                          cli_json_number(have_urdf && model->urdf.joint_friction ? model->urdf.joint_friction[j] : NAN));
+    cJSON_AddItemToObject(o, "friction", cli_json_number(friction));
     cJSON_AddItemToArray(joints, o);
   }
 

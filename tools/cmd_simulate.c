@@ -180,10 +180,22 @@ static bool file_exists(const char* path) {
   return access(path, R_OK) == 0;
 }
 
-/* The shipped model: $MBT_MODEL_DIR, the source tree, then the installed data directory. */
+/* The shipped model: $MBT_MODEL_DIR, the source tree, <exe>/../share/mbt/models (an
+ * installed, possibly relocated mbt), then the configured installation data directory. */
 static const char* find_default_model(char* buf, size_t n) {
-  const char* dirs[3] = {getenv("MBT_MODEL_DIR"), MBT_SOURCE_DIR "/models", MBT_DATA_DIR};
-  for (int i = 0; i < 3; ++i) {
+  char exe_dir[4096] = "";
+  ssize_t len = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 1);
+  if (len > 0) {
+    exe_dir[len] = '\0';
+    char* slash = strrchr(exe_dir, '/');
+    if (slash) *slash = '\0';
+    size_t used = strlen(exe_dir);
+    snprintf(exe_dir + used, sizeof(exe_dir) - used, "/../share/mbt/models");
+  } else {
+    exe_dir[0] = '\0';
+  }
+  const char* dirs[4] = {getenv("MBT_MODEL_DIR"), MBT_SOURCE_DIR "/models", exe_dir, MBT_DATA_DIR};
+  for (int i = 0; i < 4; ++i) {
     if (!dirs[i] || !dirs[i][0]) continue;
     snprintf(buf, n, "%s/%s", dirs[i], kDefaultModel);
     if (file_exists(buf)) return buf;
@@ -336,7 +348,9 @@ int mbt_cli_simulate(int argc, char** argv) {
   if (default_model) {
     a.model = find_default_model(default_path, sizeof(default_path));
     if (!a.model) {
-      cli_error(kCmd, "cannot find the shipped model %s (looked in $MBT_MODEL_DIR, %s/models and %s); give a MODEL",
+      cli_error(kCmd,
+                "cannot find the shipped model %s (looked in $MBT_MODEL_DIR, %s/models, "
+                "../share/mbt/models beside mbt and %s); give a MODEL",
                 kDefaultModel, MBT_SOURCE_DIR, MBT_DATA_DIR[0] ? MBT_DATA_DIR : "(no data dir)");
       return CLI_EXIT_FAILURE;
     }
@@ -508,7 +522,8 @@ int mbt_cli_simulate(int argc, char** argv) {
   bool plot_ok = false;
   if (!a.no_plot) {
     char title[512], err[512];
-    snprintf(title, sizeof(title), "%s: %.6g s simulated, %s%s", model.urdf.robot_name ? model.urdf.robot_name : a.model,
+    snprintf(title, sizeof(title), "%s: %.6g s simulated, %s%s",
+             model.urdf.robot_name ? model.urdf.robot_name : a.model,
              mbt_context_time(sctx) - t_start, mbt_integrator_name(opts.integrator),
              a.no_damping ? ", no damping" : "");
     plot_data pd = {title, smp.n, smp.t, nq, smp.q, (const char* const*)qnames, smp.energy};

@@ -57,7 +57,8 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
                                               const mbt_spatial_force* Fapp_Bo_W_array, mbt_real* vdot);
 
 /* Dense Cholesky of a symmetric positive-definite n×n row-major matrix, in place (the lower
- * triangle gets L with A = L·Lᵀ). MBT_ERR_SINGULAR if not positive definite. */
+ * triangle gets L with A = L·Lᵀ). MBT_ERR_SINGULAR if not positive definite; the lower
+ * triangle is then partly overwritten (as LAPACK's potrf leaves it). */
 int mbt_cholesky_factor(mbt_real* A, int n);
 /* Solves L·Lᵀ·x = b in place (b becomes x) with the factor from mbt_cholesky_factor. */
 void mbt_cholesky_solve(const mbt_real* L, int n, mbt_real* b);

@@ -123,7 +123,10 @@ void mbt_mobilizer_calc_H_FM(const mbt_tree* tree, int mobilizer, const mbt_real
                              mbt_spatial_velocity* H_FM_F);
 void mbt_mobilizer_map_velocity_to_qdot(const mbt_tree* tree, int mobilizer, const mbt_real* q,
                                         const mbt_real* v, mbt_real* qdot);
-/* MBT_ERR_SINGULAR where N(q) has no left inverse (SpaceXYZ at pitch = ±π/2). */
+/* v = N⁺(q)·q̇. MBT_ERR_SINGULAR only for a floating mobilizer whose quaternion is zero.
+ * (For SpaceXYZ it is the other map, v → q̇, that is singular at pitch = ±π/2: the
+ * per-mobilizer map stays finite there, and the whole-tree mbt_map_velocity_to_qdot reports
+ * MBT_ERR_SINGULAR naming the mobilizer.) */
 int mbt_mobilizer_map_qdot_to_velocity(const mbt_tree* tree, int mobilizer, const mbt_real* q,
                                        const mbt_real* qdot, mbt_real* v);
 

@@ -674,6 +674,7 @@ int mbt_joint_lock(mbt_context* ctx, int joint) {
   ctx->joint_locked[joint] = true;
   ctx->any_locked = true;
   mbt__context_invalidate_v(ctx);
+  ctx->aba_position_valid = false; /* the articulated inertias treat locked joints as welds */
   return MBT_OK;
 }
 
@@ -685,6 +686,7 @@ int mbt_joint_unlock(mbt_context* ctx, int joint) {
   ctx->joint_locked[joint] = false;
   ctx->any_locked = false;
   for (int j = 0; j < ctx->tree->num_joints; ++j) ctx->any_locked = ctx->any_locked || ctx->joint_locked[j];
+  ctx->aba_position_valid = false;
   return MBT_OK;
 }
 

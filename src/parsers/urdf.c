@@ -522,8 +522,18 @@ static int parse_joint(parser* p, const xmlNode* node) {
       if (lower > upper)
         return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name,
                     "<limit> lower %s is above upper %s", num(lower).s, num(upper).s);
-      J.lower = lower;
-      J.upper = upper;
+      /* lower = upper = 0 is what urdfdom reads when the attributes are left at their
+       * defaults; a joint that cannot move would be a weld, so it means "no limit". */
+      if (lower == 0 && upper == 0) {
+        if (warn(p, line_of(limit), K, name, "<limit> lower = upper = 0 read as no position limit")) return p->status;
+      } else {
+        J.lower = lower;
+        J.upper = upper;
+      }
+    }
+    if (J.velocity == 0) {
+      J.velocity = INFINITY;
+      if (warn(p, line_of(limit), K, name, "<limit> velocity = 0 read as no velocity limit")) return p->status;
     }
     if (J.velocity < 0)
       return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> velocity %s is negative",
