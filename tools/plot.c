@@ -19,8 +19,10 @@ static const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
  * and maximum in time order so peaks survive. */
 enum { kMaxBuckets = 1200 };
 
+/* An axis shows values y − origin between lo and hi (origin 0 but for an energy that barely
+ * changes, which is shown relative to its start so the ticks stay distinct). */
 typedef struct {
-  double lo, hi, step;
+  double lo, hi, step, origin;
 } axis;
 
 bool plot_format_supported(const char* path) {
@@ -53,7 +55,7 @@ static double nice_step(double range, int target) {
 }
 
 static axis make_axis(double lo, double hi, int target) {
-  axis a;
+  axis a = {0, 0, 0, 0};
   if (!isfinite(lo) || !isfinite(hi)) lo = 0, hi = 1;
   double mag = fmax(fabs(lo), fabs(hi));
   double min_range = 1e-9 * fmax(1.0, mag);
@@ -87,14 +89,14 @@ static double map_x(const axis* a, double t) {
   return kLeft + (t - a->lo) / (a->hi - a->lo) * (kPlotRight - kLeft);
 }
 static double map_y(const axis* a, int panel, double y) {
-  return kPanelBottom[panel] - (y - a->lo) / (a->hi - a->lo) * (kPanelBottom[panel] - kPanelTop[panel]);
+  return kPanelBottom[panel] - (y - a->origin - a->lo) / (a->hi - a->lo) * (kPanelBottom[panel] - kPanelTop[panel]);
 }
 
 static void draw_axes(const plot_backend* b, int panel, const axis* ax, const axis* ay, const char* ylabel) {
   int top = kPanelTop[panel], bottom = kPanelBottom[panel];
   char buf[64];
   for (long k = (long)ceil(ay->lo / ay->step - 1e-9); k <= (long)floor(ay->hi / ay->step + 1e-9); ++k) {
-    double y = (double)k * ay->step, py = map_y(ay, panel, y);
+    double y = (double)k * ay->step, py = map_y(ay, panel, y + ay->origin);
     format_tick(buf, sizeof(buf), y, ay->step);
     b->line(b->self, kLeft, py, kPlotRight, py, "#e0e0e0", 1, 0);
     b->text(b->self, kLeft - 6, py, buf, PLOT_ANCHOR_END, true, 12, false, false);
@@ -170,7 +172,7 @@ void plot_draw(const plot_backend* b, const plot_data* d) {
   double t0 = n > 0 ? d->t[0] : 0, t1 = n > 0 ? d->t[n - 1] : 1;
   if (!(t1 > t0)) t1 = t0 + 1;
   /* The time axis spans the samples exactly; ticks at multiples of a nice step inside. */
-  axis ax = {t0, t1, nice_step(t1 - t0, 10)};
+  axis ax = {t0, t1, nice_step(t1 - t0, 10), 0};
   double lo = INFINITY, hi = -INFINITY;
   for (int k = 0; k < d->num_series; ++k) {
     double a, c;
@@ -180,7 +182,10 @@ void plot_draw(const plot_backend* b, const plot_data* d) {
   if (d->num_series == 0 || n == 0) lo = -1, hi = 1;
   axis ay_q = make_axis(lo, hi, 8);
   minmax(d->energy, 1, n, &lo, &hi);
-  axis ay_e = make_axis(lo, hi, 5);
+  /* Six significant digits cannot tell ticks apart below a relative range of 1e-5. */
+  const double e_origin = n > 0 && hi - lo < 1e-5 * fmax(fabs(lo), fabs(hi)) ? d->energy[0] : 0;
+  axis ay_e = make_axis(lo - e_origin, hi - e_origin, 5);
+  ay_e.origin = e_origin;
 
   b->rect(b->self, 0, 0, b->width, b->height, NULL, "#ffffff");
   b->text(b->self, kLeft, 30, d->title ? d->title : "mbt simulate", PLOT_ANCHOR_START, false, 17, true, false);
@@ -208,7 +213,7 @@ void plot_draw(const plot_backend* b, const plot_data* d) {
   }
 
   /* Panel 1: energy. */
-  draw_axes(b, 1, &ax, &ay_e, "energy [J]");
+  draw_axes(b, 1, &ax, &ay_e, e_origin != 0 ? "energy - E(0) [J]" : "energy [J]");
   b->clip_begin(b->self, kLeft, kPanelTop[1], kPlotRight - kLeft, kPanelBottom[1] - kPanelTop[1]);
   draw_series(b, 1, &ax, &ay_e, d->t, d->energy, 1, n, "#d62728", 0);
   b->clip_end(b->self);

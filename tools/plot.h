@@ -1,5 +1,6 @@
 /* plot.h: the plot of `mbt simulate`: joint positions and total energy over time, in two
- * panels with a legend, written by hand as SVG or PNG (no plotting library). */
+ * panels with a legend, laid out here and written as SVG by hand or as PNG drawn with cairo
+ * (no plotting library). */
 #ifndef MBT_CLI_PLOT_H
 #define MBT_CLI_PLOT_H
 
