@@ -93,11 +93,11 @@ mbt_context* mbt_bench_mbt_context(mbt_bench_mbt* b) { return b->ctx; }
 const char* mbt_bench_mbt_error(const mbt_bench_mbt* b) { return b->ctx ? mbt_context_last_error(b->ctx) : b->err; }
 
 /* ---- operations: a new state each call ---------------------------------------------------- */
-/* fk: q ← state; X_WB, X_PB, X_FM, H_PB_W, M_Bo_W, p_WBcm of every body. */
+/* fk: q ← state; X_WB of every body (with p_PoBo_W, R_WF). */
 static int op_fk(void* u, int k) {
   mbt_bench_mbt* b = u;
   int st = mbt_context_set_q(b->ctx, state_x(b, k), b->nq);
-  st |= mbt_calc_position_kinematics_cache(b->tree, b->ctx);
+  st |= mbt_calc_forward_kinematics(b->tree, b->ctx);
   return st;
 }
 /* vk: v ← state (q fixed, position cache valid); V_WB, V_PB_W, V_FM of every body. */

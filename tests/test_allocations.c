@@ -1,100 +1,15 @@
 /* test_allocations.c: every Calc function of issue 4 (kinematics, queries, Jacobians, maps,
  * inverse dynamics, force elements, energies, mass matrices, bias, gravity) runs without
- * touching the heap. Allocations are counted by interposing malloc/calloc/realloc/free in this
- * executable (forwarding to glibc's __libc_* entry points); under AddressSanitizer, which owns
- * malloc, by its allocator hooks instead. A first test proves the counter sees allocations. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+ * touching the heap, counted by the heap-call counter of support/test_util.h (malloc, calloc,
+ * realloc and free interposed in this executable; AddressSanitizer's allocator hooks under
+ * ASan). A first test proves the counter sees allocations. */
+#include "support/test_util.h"
 
-#include "algo_test_util.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MBT_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MBT_TEST_ASAN 1
-#endif
-#endif
-
-static volatile int g_counting = 0;
-static volatile long g_count = 0;
-
-#ifdef MBT_TEST_ASAN
-/* From the sanitizer runtime (sanitizer/allocator_interface.h, not always installed). */
-int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, size_t),
-                                              void (*free_hook)(const volatile void*));
-static void on_malloc(const volatile void* p, size_t n) {
-  (void)p; (void)n;
-  if (g_counting) g_count = g_count + 1;
-}
-static void on_free(const volatile void* p) {
-  (void)p;
-  if (g_counting) g_count = g_count + 1;
-}
-static void install_counter(void) { (void)__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free); }
-#else
-extern void* __libc_malloc(size_t n);
-extern void* __libc_calloc(size_t a, size_t n);
-extern void* __libc_realloc(void* p, size_t n);
-extern void __libc_free(void* p);
-void* malloc(size_t n) {
-  if (g_counting) g_count = g_count + 1;
-  return __libc_malloc(n);
-}
-void* calloc(size_t a, size_t n) {
-  if (g_counting) g_count = g_count + 1;
-  return __libc_calloc(a, n);
-}
-void* realloc(void* p, size_t n) {
-  if (g_counting) g_count = g_count + 1;
-  return __libc_realloc(p, n);
-}
-void free(void* p) {
-  if (g_counting && p) g_count = g_count + 1;
-  __libc_free(p);
-}
-static void install_counter(void) {}
-#endif
-
-static void begin(void) {
-  g_count = 0;
-  g_counting = 1;
-}
-static long end(void) {
-  g_counting = 0;
-  return g_count;
-}
-
-/* The counter is live when a malloc/free pair inside the window is seen. Under valgrind,
- * whose allocator replaces malloc in the executable too, it is not: the tests then skip
- * (valgrind is for memory errors, not for this count). Anywhere else a dead counter fails. */
-static void* (*volatile g_malloc)(size_t) = malloc;
-static void (*volatile g_free)(void*) = free;
-static bool counter_is_live(void) {
-  begin();
-  void* p = g_malloc(64);
-  g_free(p);
-  return end() >= 1;
-}
-static bool under_valgrind(void) {
-  const char* pre = getenv("LD_PRELOAD");
-  return pre && strstr(pre, "vgpreload") != NULL;
-}
-static void require_counter(void) {
-  if (counter_is_live()) return;
-  if (under_valgrind()) {
-    print_message("allocation counter inactive under valgrind: skipped\n");
-    skip();
-  }
-  fail_msg("the allocation counter does not see malloc/free");
-}
+TU_DEFINE_HEAP_COUNTER();
 
 static void test_counter_works(void** s) {
   (void)s;
-  require_counter();
+  tu_require_heap_counter();
 }
 
 static void user_force(const mbt_tree* tree, mbt_context* ctx, void* ud, mbt_multibody_forces* forces) {
@@ -129,7 +44,7 @@ static void run_all(mbt_tree* tree) {
   mbt_real pB[6] = {1, 2, 3, 4, 5, 6}, pA[6];
   const int body = nb - 1, frame = mbt_tree_num_frames(tree) - 1;
 
-  begin();
+  tu_heap_count_begin();
   st |= mbt_calc_position_kinematics_cache(tree, ctx);
   st |= mbt_calc_velocity_kinematics_cache(tree, ctx);
   st |= mbt_calc_acceleration_kinematics_cache(tree, ctx, vd);
@@ -163,7 +78,7 @@ static void run_all(mbt_tree* tree) {
   /* State changes invalidate the caches; recomputation allocates nothing either. */
   mbt_context_mutable_q(ctx)[0] += 0.1;
   st |= mbt_calc_kinetic_energy(tree, ctx, &x);
-  const long n = end();
+  const long n = tu_heap_count_end();
 
   assert_int_equal(st, MBT_OK);
   assert_int_equal(err, MBT_ERR_SIZE);
@@ -176,14 +91,14 @@ static void run_all(mbt_tree* tree) {
 
 static void test_no_allocation_branched(void** s) {
   (void)s;
-  require_counter();
+  tu_require_heap_counter();
   tu_seed(41);
   run_all(tu_make_branched_tree());
 }
 
 static void test_no_allocation_joints(void** s) {
   (void)s;
-  require_counter();
+  tu_require_heap_counter();
   tu_seed(42);
   run_all(tu_make_joint_tree());
 }
@@ -191,23 +106,16 @@ static void test_no_allocation_joints(void** s) {
 /* With a user force element (its callback is called inside the window). */
 static void test_no_allocation_user(void** s) {
   (void)s;
-  require_counter();
+  tu_require_heap_counter();
   tu_seed(43);
   mbt_tree* tree = mbt_tree_create();
-  int parent = 0;
-  for (int i = 0; i < 4; ++i) {
-    char name[8];
-    snprintf(name, sizeof name, "u%d", i);
-    parent = tu_add_body_with_mobilizer(tree, name, parent, MBT_MOBILIZER_REVOLUTE, false);
-    assert_true(parent > 0);
-  }
+  tu_add_chain(tree, "u", 4, false);
   assert_true(mbt_tree_add_user_force(tree, "user", user_force, NULL) >= 0);
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   run_all(tree);
 }
 
 int main(void) {
-  install_counter();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_counter_works),
       cmocka_unit_test(test_no_allocation_branched),

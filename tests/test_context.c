@@ -1,37 +1,9 @@
 /* Tests of mbt/context.h: creation (every array allocated), the default context (seed
  * SetDefaultContext: joints' default positions or zero configurations, v = 0), q, v and
  * x = [q; v] accessors, cache invalidation, clone/copy_state, and independence of contexts. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test_util.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
 #include "tree/context_internal.h"
-
-#define PI 3.14159265358979323846
-
-#define assert_near(a, b, tol)                                                                   \
-  do {                                                                                           \
-    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
-    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
-  } while (0)
-
-#define assert_contains(text, sub)                                                        \
-  do {                                                                                    \
-    const char* t_ = (text);                                                              \
-    if (!strstr(t_, sub)) fail_msg("\"%s\" does not contain \"%s\"", t_, sub);            \
-  } while (0)
-
-static mbt_spatial_inertia body_inertia(void) {
-  mbt_rotational_inertia I = {0.02, 0.03, 0.04, 0, 0, 0};
-  return mbt_spatial_inertia_from_com(2.0, mbt_vec3_make(0.1, 0, -0.3), &I);
-}
 
 /* world → arm (revolute, default angle 0.6) → slider (prismatic, default 0.2);
  * world → drone (floating joint, default pose); loose (no joint: floating mobilizer). */
@@ -45,7 +17,7 @@ typedef struct {
 static model make_model(void) {
   model m;
   m.t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   m.arm = mbt_tree_add_rigid_body(m.t, "arm", &M);
   m.slider = mbt_tree_add_rigid_body(m.t, "slider", &M);
   m.drone = mbt_tree_add_rigid_body(m.t, "drone", &M);
@@ -77,8 +49,8 @@ static void test_create_allocates_everything(void** state) {
   assert_int_equal(mbt_tree_num_positions(m.t), 1 + 1 + 7 + 7);
   void* per_node[] = {ctx->pc.X_WB,    ctx->pc.X_PB,        ctx->pc.X_FM,    ctx->pc.p_PoBo_W, ctx->pc.R_WF,
                       ctx->pc.M_Bo_W,  ctx->pc.p_WBcm,      ctx->vc.V_WB,    ctx->vc.V_PB_W,   ctx->vc.V_FM,
-                      ctx->ac.A_WB,    ctx->aba.P_B_W,      ctx->aba.Pplus_B_W, ctx->aba.D_LLT, ctx->aba.Ab_WB,
-                      ctx->aba.Z_Bo_W, ctx->aba.Zplus_Bo_W, ctx->aba.A_WB,   ctx->scratch_A,   ctx->scratch_F,
+                      ctx->ac.A_WB,    ctx->aba.P_B_W,      ctx->aba.Ic_B_W, ctx->aba.flags,  ctx->aba.Ab_WB,
+                      ctx->aba.Z_Bo_W, ctx->aba.node_last_dof, ctx->aba.A_WB,   ctx->scratch_A,   ctx->scratch_F,
                       ctx->scratch_F2, ctx->scratch_I};
   for (size_t k = 0; k < sizeof per_node / sizeof per_node[0]; ++k) assert_non_null(per_node[k]);
   /* Write the last element of each array: out of bounds would be caught by AddressSanitizer. */
@@ -87,11 +59,15 @@ static void test_create_allocates_everything(void** state) {
   ctx->pc.H_PB_W[nv - 1].coeffs[5] = 1;
   ctx->pc.M_Bo_W[nn - 1].mass = 1;
   ctx->aba.U_W[nv - 1].coeffs[5] = 1;
-  ctx->aba.D_LLT[36 * nn - 1] = 1;
+  ctx->aba.D_LLT[6 * nv - 1] = 1;
+  ctx->aba.D_inv[nv - 1] = 1;
+  ctx->aba.dof_parent[nv - 1] = -1;
+  ctx->aba.M_diag[nv - 1] = 1;
   ctx->aba.e[nv - 1] = 1;
-  ctx->aba.P_B_W[nn - 1].m[5][5] = 1;
-  ctx->aba.Pplus_B_W[nn - 1].m[5][5] = 1;
-  ctx->aba.Zplus_Bo_W[nn - 1].coeffs[5] = 1;
+  ctx->aba.P_B_W[nn - 1].C.zz = 1;
+  ctx->aba.Ic_B_W[nn - 1].m = 1;
+  ctx->aba.flags[nn - 1] = 0;
+  ctx->aba.node_last_dof[nn - 1] = -1;
   ctx->aba.A_WB[nn - 1].coeffs[5] = 1;
   ctx->scratch_I[nn - 1].mass = 1;
   ctx->scratch_F2[nn - 1].coeffs[5] = 1;
@@ -279,7 +255,7 @@ static void test_contexts_independent(void** state) {
 static void test_context_without_dofs(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   assert_true(mbt_tree_add_weld_joint(t, "weld", 0, NULL, a, NULL) >= 0);
   assert_int_equal(mbt_tree_finalize(t), MBT_OK);

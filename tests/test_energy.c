@@ -4,54 +4,29 @@
  *   K = ½·vᵀ·M·v = ½·Σ V_WB·L_WBo; dU/dt = −Pc (central differences);
  *   power of the force elements = Pc − c·ℓ̇² − Σ d·v²;
  *   along the motion (v̇ from M·v̇ = tau_forces − C·v) d(K + U)/dt = the dissipated power. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include "algo_test_util.h"
+#include "support/test_util.h"
+#include "tree/context_internal.h"
 
 #define NMAX 64
 
-static void check_rel(double a, double b, double scale, double tol, const char* what) {
-  if (!(fabs(a - b) <= tol * fmax(1.0, scale)))
-    fail_msg("%s: %.17g vs %.17g (diff %.3g, tol %.3g)", what, a, b, fabs(a - b), tol * fmax(1.0, scale));
-}
+static int setup(void** state) { return tu_fixture_setup(state, 31, tu_make_joint_tree); }
 
-typedef struct {
-  mbt_tree* tree;
-  mbt_context* ctx;
-  mbt_multibody_forces* forces;
-  int nq, nv, nb;
-} fx;
-
-static int setup(void** state) {
-  tu_seed(31);
-  fx* f = calloc(1, sizeof *f);
-  f->tree = tu_make_joint_tree();
-  if (!f->tree) return -1;
-  f->ctx = mbt_context_create(f->tree);
-  f->forces = mbt_multibody_forces_create(f->tree);
-  if (!f->ctx || !f->forces) return -1;
-  f->nq = mbt_tree_num_positions(f->tree);
-  f->nv = mbt_tree_num_velocities(f->tree);
-  f->nb = mbt_tree_num_bodies(f->tree);
-  *state = f;
-  return 0;
-}
-static int teardown(void** state) {
-  fx* f = *state;
-  mbt_multibody_forces_destroy(f->forces);
-  mbt_context_destroy(f->ctx);
-  mbt_tree_destroy(f->tree);
-  free(f);
-  return 0;
+/* Σ_B F_BBo_W·V_WB + tau·v: the power of the force elements' forces in f->forces. */
+static double force_elements_power(const tu_fixture* f, const mbt_real* v) {
+  double P = 0;
+  for (int b = 0; b < f->nb; ++b) {
+    mbt_spatial_velocity V;
+    mbt_context_body_spatial_velocity_in_world(f->tree, f->ctx, b, &V);
+    const mbt_spatial_force* F = &f->forces->F_BBo_W[mbt_tree_body_node(f->tree, b)];
+    P += mbt_vec3_dot(F->tau, V.w) + mbt_vec3_dot(F->f, V.v);
+  }
+  for (int i = 0; i < f->nv; ++i) P += f->forces->tau[i] * v[i];
+  return P;
 }
 
 /* K = ½·vᵀ·M·v = ½·Σ V_WB·(M_Bo_W·V_WB), the latter formed here from the public queries. */
 static void test_kinetic_energy(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   static mbt_real M[NMAX * NMAX];
   for (int trial = 0; trial < 10; ++trial) {
     tu_rand_state(f->tree, f->ctx);
@@ -72,22 +47,18 @@ static void test_kinetic_energy(void** state) {
       const mbt_vec3 wB = mbt_mat3_tmul_vec(&X.R, V.w), vB = mbt_mat3_tmul_vec(&X.R, V.v);
       const mbt_vec3 c = Mb->p_PScm_E;
       const mbt_vec3 vcm = mbt_vec3_add(vB, mbt_vec3_cross(wB, c));
-      const mbt_unit_inertia* G = &Mb->G_SP_E;
-      const double c2 = mbt_vec3_dot(c, c);
-      mbt_mat3 I = {{{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}}};
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) I.m[i][j] = Mb->mass * (I.m[i][j] - ((i == j) * c2 - c.v[i] * c.v[j]));
+      const mbt_mat3 I = tu_inertia_about_com(Mb);
       VL += Mb->mass * mbt_vec3_dot(vcm, vcm) + mbt_vec3_dot(wB, mbt_mat3_mul_vec(&I, wB));
     }
-    check_rel(K, 0.5 * vMv, K, 1e-13, "K = ½vᵀMv");
-    check_rel(K, 0.5 * VL, K, 1e-13, "K = ½ΣV·L");
+    tu_assert_rel(K, 0.5 * vMv, K, 1e-13, "K = ½vᵀMv");
+    tu_assert_rel(K, 0.5 * VL, K, 1e-13, "K = ½ΣV·L");
   }
 }
 
 /* dU/dt along q̇ = N(q)·v equals −Pc. */
 static void test_potential_energy_rate(void** state) {
-  fx* f = *state;
-  mbt_real q[NMAX], qdot[NMAX], x[NMAX];
+  tu_fixture* f = *state;
+  mbt_real q[NMAX], qdot[NMAX];
   for (int trial = 0; trial < 10; ++trial) {
     tu_rand_state(f->tree, f->ctx);
     memcpy(q, mbt_context_q(f->ctx), sizeof(mbt_real) * f->nq);
@@ -96,17 +67,16 @@ static void test_potential_energy_rate(void** state) {
     assert_int_equal(mbt_calc_conservative_power(f->tree, f->ctx, &Pc), MBT_OK);
     const double h = 1e-5;
     for (int sg = 0; sg < 2; ++sg) {
-      for (int i = 0; i < f->nq; ++i) x[i] = q[i] + (sg ? h : -h) * qdot[i];
-      mbt_context_set_q(f->ctx, x, f->nq);
+      tu_fixture_set_state_along(f, q, qdot, NULL, NULL, sg ? h : -h);
       assert_int_equal(mbt_calc_potential_energy(f->tree, f->ctx, &U[sg]), MBT_OK);
     }
     mbt_context_set_q(f->ctx, q, f->nq);
-    check_rel(-(U[1] - U[0]) / (2 * h), Pc, fabs(Pc), 1e-8, "dU/dt = −Pc");
+    tu_assert_rel(-(U[1] - U[0]) / (2 * h), Pc, fabs(Pc), 1e-8, "dU/dt = −Pc");
   }
 }
 
 /* Length of spring lsd1 from the public point queries. */
-static double spring_length(fx* f, int body_A, mbt_vec3 p_AP, int body_B, mbt_vec3 p_BQ) {
+static double spring_length(tu_fixture* f, int body_A, mbt_vec3 p_AP, int body_B, mbt_vec3 p_BQ) {
   mbt_real pW[2][3];
   assert_int_equal(mbt_calc_points_positions(f->tree, f->ctx, mbt_tree_body_frame(f->tree, body_A), p_AP.v, 1, 0,
                                              pW[0], 1), MBT_OK);
@@ -119,27 +89,21 @@ static double spring_length(fx* f, int body_A, mbt_vec3 p_AP, int body_B, mbt_ve
 /* The power of the force elements, Σ_B F_BBo_W·V_WB + tau·v, equals Pc minus what the
  * dampers dissipate: c·ℓ̇² for the spring-damper (ℓ̇ by central differences) and Σ d·v². */
 static void test_force_elements_power(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   const mbt_force_element* lsd = NULL;
   for (int e = 0; e < T->num_forces; ++e)
     if (T->forces[e].type == MBT_FORCE_LINEAR_SPRING_DAMPER && T->forces[e].u.spring.damping > 0) lsd = &T->forces[e];
   assert_non_null(lsd);
-  mbt_real q[NMAX], qdot[NMAX], x[NMAX];
+  mbt_real q[NMAX], qdot[NMAX];
   for (int trial = 0; trial < 10; ++trial) {
     tu_rand_state(T, f->ctx);
     assert_int_equal(mbt_calc_force_elements_contribution(T, f->ctx, f->forces), MBT_OK);
     mbt_real Pc;
     assert_int_equal(mbt_calc_conservative_power(T, f->ctx, &Pc), MBT_OK);
     const mbt_real* v = mbt_context_v(f->ctx);
-    double P = 0, Pd = 0;
-    for (int b = 0; b < f->nb; ++b) {
-      mbt_spatial_velocity V;
-      mbt_context_body_spatial_velocity_in_world(T, f->ctx, b, &V);
-      const mbt_spatial_force* F = &f->forces->F_BBo_W[mbt_tree_body_node(T, b)];
-      P += mbt_vec3_dot(F->tau, V.w) + mbt_vec3_dot(F->f, V.v);
-    }
-    for (int i = 0; i < f->nv; ++i) P += f->forces->tau[i] * v[i];
+    const double P = force_elements_power(f, v);
+    double Pd = 0;
     for (int j = 0; j < mbt_tree_num_joints(T); ++j) {
       const mbt_real* d = mbt_joint_damping_vector(f->ctx, j);
       const mbt_real* vj = mbt_joint_velocities(f->ctx, j);
@@ -150,14 +114,13 @@ static void test_force_elements_power(void** state) {
     const double h = 1e-6;
     double l[2];
     for (int sg = 0; sg < 2; ++sg) {
-      for (int i = 0; i < f->nq; ++i) x[i] = q[i] + (sg ? h : -h) * qdot[i];
-      mbt_context_set_q(f->ctx, x, f->nq);
+      tu_fixture_set_state_along(f, q, qdot, NULL, NULL, sg ? h : -h);
       l[sg] = spring_length(f, lsd->u.spring.body_A, lsd->u.spring.p_AP, lsd->u.spring.body_B, lsd->u.spring.p_BQ);
     }
     mbt_context_set_q(f->ctx, q, f->nq);
     const double ldot = (l[1] - l[0]) / (2 * h);
     Pd += lsd->u.spring.damping * ldot * ldot;
-    check_rel(P, Pc - Pd, fabs(Pc) + Pd, 1e-8, "force element power");
+    tu_assert_rel(P, Pc - Pd, fabs(Pc) + Pd, 1e-8, "force element power");
   }
 }
 
@@ -165,10 +128,10 @@ static void test_force_elements_power(void** state) {
  * tau_f = Σ J_WBᵀ·F + tau of the force elements, via inverse dynamics), d(K + U)/dt equals
  * the (negative) power of the damping, by central differences. */
 static void test_energy_balance(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   static mbt_real M[NMAX * NMAX];
-  mbt_real q[NMAX], v[NMAX], vd[NMAX], qdot[NMAX], x[NMAX], rhs[NMAX];
+  mbt_real q[NMAX], v[NMAX], vd[NMAX], qdot[NMAX], rhs[NMAX];
   for (int trial = 0; trial < 5; ++trial) {
     tu_rand_state(T, f->ctx);
     memcpy(q, mbt_context_q(f->ctx), sizeof(mbt_real) * f->nq);
@@ -183,23 +146,12 @@ static void test_energy_balance(void** state) {
     /* Dissipated power: all non-conservative parts, from the contribution itself. */
     mbt_real Pc;
     assert_int_equal(mbt_calc_conservative_power(T, f->ctx, &Pc), MBT_OK);
-    double P = 0;
-    for (int b = 0; b < f->nb; ++b) {
-      mbt_spatial_velocity V;
-      mbt_context_body_spatial_velocity_in_world(T, f->ctx, b, &V);
-      const mbt_spatial_force* F = &f->forces->F_BBo_W[mbt_tree_body_node(T, b)];
-      P += mbt_vec3_dot(F->tau, V.w) + mbt_vec3_dot(F->f, V.v);
-    }
-    for (int i = 0; i < f->nv; ++i) P += f->forces->tau[i] * v[i];
+    const double P = force_elements_power(f, v);
     assert_int_equal(mbt_map_velocity_to_qdot(T, f->ctx, v, qdot), MBT_OK);
     const double h = 1e-5;
     double E[2];
     for (int sg = 0; sg < 2; ++sg) {
-      const double t = sg ? h : -h;
-      for (int i = 0; i < f->nq; ++i) x[i] = q[i] + t * qdot[i];
-      mbt_context_set_q(f->ctx, x, f->nq);
-      for (int i = 0; i < f->nv; ++i) x[i] = v[i] + t * vd[i];
-      mbt_context_set_v(f->ctx, x, f->nv);
+      tu_fixture_set_state_along(f, q, qdot, v, vd, sg ? h : -h);
       mbt_real K, U;
       assert_int_equal(mbt_calc_kinetic_energy(T, f->ctx, &K), MBT_OK);
       assert_int_equal(mbt_calc_potential_energy(T, f->ctx, &U), MBT_OK);
@@ -207,14 +159,14 @@ static void test_energy_balance(void** state) {
     }
     mbt_context_set_q(f->ctx, q, f->nq);
     mbt_context_set_v(f->ctx, v, f->nv);
-    check_rel((E[1] - E[0]) / (2 * h), P - Pc, fabs(P - Pc) + fabs(Pc), 1e-7, "d(K + U)/dt = dissipated power");
+    tu_assert_rel((E[1] - E[0]) / (2 * h), P - Pc, fabs(P - Pc) + fabs(Pc), 1e-7, "d(K + U)/dt = dissipated power");
   }
 }
 
 /* Closed forms: U of gravity is −Σ m·g·p_WBcm, the revolute spring's torque is −k·(θ − θ0)
  * on its joint's dof, and joint damping −d·v on every dof of a joint without a spring. */
 static void test_closed_forms(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   tu_rand_state(T, f->ctx);
   assert_int_equal(mbt_calc_force_elements_contribution(T, f->ctx, f->forces), MBT_OK);
@@ -223,10 +175,11 @@ static void test_closed_forms(void** state) {
   assert_int_equal(mbt_revolute_joint_get_angle(f->ctx, j2, &th), MBT_OK);
   assert_int_equal(mbt_revolute_joint_get_angular_rate(f->ctx, j2, &thd), MBT_OK);
   const int v2 = mbt_joint_velocity_start(T, j2);
-  check_rel(f->forces->tau[v2], -5.0 * (th - 0.3) - 0.3 * thd, 1, 1e-14, "revolute spring + damping");
+  tu_assert_rel(f->forces->tau[v2], -5.0 * (th - 0.3) - 0.3 * thd, 1, 1e-14, "revolute spring + damping");
   const int v7 = mbt_joint_velocity_start(T, j7);
   const mbt_real* d7 = mbt_joint_damping_vector(f->ctx, j7);
-  for (int k = 0; k < 3; ++k) check_rel(f->forces->tau[v7 + k], -d7[k] * mbt_context_v(f->ctx)[v7 + k], 1, 1e-15, "damping");
+  for (int k = 0; k < 3; ++k)
+    tu_assert_rel(f->forces->tau[v7 + k], -d7[k] * mbt_context_v(f->ctx)[v7 + k], 1, 1e-15, "damping");
   /* U = −Σ m·g·p_WBcm + Σ ½·k·(ℓ − ℓ0)² + ½·k·(θ − θ0)², from the public queries. */
   mbt_real U;
   assert_int_equal(mbt_calc_potential_energy(T, f->ctx, &U), MBT_OK);
@@ -247,7 +200,7 @@ static void test_closed_forms(void** state) {
     }
   }
   Us += 0.5 * 5.0 * (th - 0.3) * (th - 0.3);
-  check_rel(U, Ug + Us, fabs(U), 1e-13, "U");
+  tu_assert_rel(U, Ug + Us, fabs(U), 1e-13, "U");
 }
 
 /* A user element: adds a known force on one body and a generalized force. */
@@ -290,13 +243,13 @@ static void test_errors(void** state) {
   /* Spring from the world origin to Bo at (0, 0, 2): stretched by 1, pulls Bo down by k·1 = 1
    * (v = 0, no damping force). */
   const mbt_vec3 c = M.p_PScm_E;
-  check_rel(F->f.v[0], 4, 1, 1e-14, "fx");
-  check_rel(F->f.v[1], 5, 1, 1e-14, "fy");
-  check_rel(F->f.v[2], 6 + m * g - 1, 1, 1e-14, "fz");
-  check_rel(F->tau.v[0], 1 + c.v[1] * m * g, 1, 1e-14, "tx");
-  check_rel(F->tau.v[1], 2 - c.v[0] * m * g, 1, 1e-14, "ty");
-  check_rel(F->tau.v[2], 3, 1, 1e-14, "tz");
-  check_rel(forces->tau[0], 10, 1, 0, "user tau");
+  tu_assert_rel(F->f.v[0], 4, 1, 1e-14, "fx");
+  tu_assert_rel(F->f.v[1], 5, 1, 1e-14, "fy");
+  tu_assert_rel(F->f.v[2], 6 + m * g - 1, 1, 1e-14, "fz");
+  tu_assert_rel(F->tau.v[0], 1 + c.v[1] * m * g, 1, 1e-14, "tx");
+  tu_assert_rel(F->tau.v[1], 2 - c.v[0] * m * g, 1, 1e-14, "ty");
+  tu_assert_rel(F->tau.v[2], 3, 1, 1e-14, "tz");
+  tu_assert_rel(forces->tau[0], 10, 1, 0, "user tau");
   mbt_multibody_forces_destroy(forces);
   /* Wrong size. */
   mbt_tree* other = tu_make_joint_tree();
@@ -317,5 +270,5 @@ int main(void) {
       cmocka_unit_test(test_closed_forms),
       cmocka_unit_test(test_errors),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
 }

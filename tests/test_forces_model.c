@@ -1,27 +1,8 @@
 /* Tests of the model side of mbt/forces.h: the MultibodyForces container, gravity, and adding
  * force elements with their errors (the contributions are tested with the algorithms). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test_util.h"
 
-#include <math.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
 #include "tree/tree_internal.h"
-
-#define assert_contains(text, sub)                                                        \
-  do {                                                                                    \
-    const char* t_ = (text);                                                              \
-    if (!strstr(t_, sub)) fail_msg("\"%s\" does not contain \"%s\"", t_, sub);            \
-  } while (0)
-
-static mbt_spatial_inertia body_inertia(void) {
-  mbt_rotational_inertia I = {0.02, 0.03, 0.04, 0, 0, 0};
-  return mbt_spatial_inertia_from_com(2.0, mbt_vec3_make(0.1, 0, -0.3), &I);
-}
 
 static int user_calls;
 static void user_force(const mbt_tree* tree, mbt_context* ctx, void* user_data, mbt_multibody_forces* forces) {
@@ -52,7 +33,7 @@ static void test_gravity(void** state) {
 static void test_add_force_elements(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   const int b = mbt_tree_add_rigid_body(t, "b", &M);
   const int ja = mbt_tree_add_revolute_joint(t, "ja", 0, NULL, a, NULL, mbt_vec3_make(0, 0, 1), 0);
@@ -104,7 +85,7 @@ static void test_add_force_elements(void** state) {
 static void test_multibody_forces_container(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   const int b = mbt_tree_add_rigid_body(t, "b", &M);
   /* b is attached first, so b's node comes before a's. */

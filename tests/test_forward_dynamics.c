@@ -5,80 +5,13 @@
  *   - locked joints: v̇ = 0, and the rest equals the model with those joints welded;
  *   - singular articulated inertia: MBT_ERR_SINGULAR naming the body, vdot unchanged;
  *   - no heap allocation in the Calc functions; dense Cholesky on its own. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test_util.h"
 
 #include <cjson/cJSON.h>
 
-#include "algo_test_util.h"
-#include "mbt/urdf.h"
-
-#define MODELS MBT_SOURCE_DIR "/models/"
 #define REFS MBT_SOURCE_DIR "/tests/reference/"
 
-/* ---- counting allocations (malloc interposition; not under AddressSanitizer) ---------- */
-#if defined(__SANITIZE_ADDRESS__)
-#define FD_COUNT_ALLOCS 0
-#else
-#define FD_COUNT_ALLOCS 1
-extern void* __libc_malloc(size_t);
-extern void* __libc_calloc(size_t, size_t);
-extern void* __libc_realloc(void*, size_t);
-static volatile int g_counting;
-static volatile long g_allocs;
-void* malloc(size_t n) {
-  if (g_counting) ++g_allocs;
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t s) {
-  if (g_counting) ++g_allocs;
-  return __libc_calloc(n, s);
-}
-void* realloc(void* p, size_t n) {
-  if (g_counting) ++g_allocs;
-  return __libc_realloc(p, n);
-}
-#endif
-
-/* True if malloc, calloc and realloc are all seen by the counter (not under ASan; valgrind
- * replaces some of them). */
-static bool alloc_counting_works(void) {
-#if FD_COUNT_ALLOCS
-  g_allocs = 0;
-  g_counting = 1;
-  /* Through volatile pointers, so the calls are not inlined and a replaced allocator
-   * (valgrind's) is seen as such. */
-  void* (*volatile m)(size_t) = malloc;
-  void* (*volatile c_)(size_t, size_t) = calloc;
-  void* (*volatile r)(void*, size_t) = realloc;
-  void* volatile p = m(24);
-  void* volatile c = c_(3, 8);
-  p = r(p, 48);
-  g_counting = 0;
-  free(p);
-  free(c);
-  return g_allocs == 3;
-#else
-  return false;
-#endif
-}
-static void count_begin(void) {
-#if FD_COUNT_ALLOCS
-  g_allocs = 0;
-  g_counting = 1;
-#endif
-}
-static long count_end(void) {
-#if FD_COUNT_ALLOCS
-  g_counting = 0;
-  return g_allocs;
-#else
-  return 0;
-#endif
-}
+TU_DEFINE_HEAP_COUNTER();
 
 /* ---- a branched tree with every joint type, from the joint builders ------------------- */
 typedef struct {
@@ -250,7 +183,7 @@ static void test_fd_of_id_every_joint_type(void** state) {
   mbt_tree_destroy(tree);
 }
 
-/* The mobilizer-level branched tree of algo_test_util.h (random frames, a body left floating). */
+/* The mobilizer-level branched tree of support/test_util.h (random frames, a body left floating). */
 static void test_fd_of_id_mobilizer_tree(void** state) {
   (void)state;
   tu_seed(77);
@@ -270,28 +203,23 @@ static void test_fd_of_id_mobilizer_tree(void** state) {
 }
 
 /* ---- the shipped models ------------------------------------------------------------------ */
-static const struct {
-  const char* label;
-  int flags;
-} MODELS_LIST[] = {{"double_pendulum", 0}, {"double_pendulum_continuous", 0}, {"ur5", 0}, {"panda", 0},
-                   {"solo12", MBT_URDF_FLOATING}, {"solo12", 0}};
-
+/* Each model with its own root, and solo12 also with a fixed base. */
 static void test_fd_of_id_shipped_models(void** state) {
   (void)state;
   tu_seed(99);
-  for (size_t i = 0; i < sizeof MODELS_LIST / sizeof MODELS_LIST[0]; ++i) {
-    char path[512];
-    snprintf(path, sizeof path, MODELS "%s.urdf", MODELS_LIST[i].label);
+  for (int i = 0; i <= TU_NUM_MODELS; ++i) {
+    const char* label = i < TU_NUM_MODELS ? tu_models[i] : "solo12";
+    const int flags = i < TU_NUM_MODELS ? tu_model_flags(label) : 0;
     mbt_urdf_result r;
-    if (mbt_urdf_load_file(path, MODELS_LIST[i].flags, &r) != MBT_OK) fail_msg("%s: %s", path, r.error);
+    tu_load_urdf(label, flags, &r);
     mbt_context* ctx = mbt_context_create(r.tree);
     fd_errors err = {0, 0};
     for (int s = 0; s < 20; ++s) {
       tu_rand_state(r.tree, ctx);
       check_fd_of_id(r.tree, ctx, &err);
     }
-    print_message("%s%s: FD(ID) %.2e, ABA vs Cholesky %.2e\n", MODELS_LIST[i].label,
-                  MODELS_LIST[i].flags ? " (floating)" : "", err.fd_of_id, err.chol);
+    print_message("%s%s: FD(ID) %.2e, ABA vs Cholesky %.2e\n", label, flags ? " (floating)" : "", err.fd_of_id,
+                  err.chol);
     assert_true(err.fd_of_id <= 1e-10);
     assert_true(err.chol <= 1e-10);
     mbt_context_destroy(ctx);
@@ -300,20 +228,6 @@ static void test_fd_of_id_shipped_models(void** state) {
 }
 
 /* ---- the reference data (Pinocchio, tests/reference/README.md) -------------------------- */
-static char* read_file(const char* path) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  const long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  assert_non_null(s);
-  assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  return s;
-}
-
 /* Copies a per-joint dict {"joint": [...]} into the whole-tree array (nq or nv sized). */
 static void set_by_joint(const mbt_tree* tree, const cJSON* dict, mbt_real* out, bool positions) {
   const cJSON* item;
@@ -332,25 +246,20 @@ static void set_by_joint(const mbt_tree* tree, const cJSON* dict, mbt_real* out,
  * rtol = max(1e-9, 1e-15·cond(M)). */
 static void test_fd_against_reference(void** state) {
   (void)state;
-  const char* labels[] = {"double_pendulum", "double_pendulum_continuous", "ur5", "panda", "solo12"};
-  for (size_t i = 0; i < sizeof labels / sizeof labels[0]; ++i) {
+  for (int i = 0; i < TU_NUM_MODELS; ++i) {
+    const char* label = tu_models[i];
     char path[512];
-    snprintf(path, sizeof path, REFS "%s.json", labels[i]);
-    char* text = read_file(path);
+    snprintf(path, sizeof path, REFS "%s.json", label);
+    char* text = tu_read_file(path, NULL);
     cJSON* doc = cJSON_Parse(text);
     assert_non_null(doc);
     const bool floating = strcmp(cJSON_GetObjectItem(doc, "root")->valuestring, "floating") == 0;
-    snprintf(path, sizeof path, MODELS "%s.urdf", labels[i]);
     mbt_urdf_result r;
-    if (mbt_urdf_load_file(path, floating ? MBT_URDF_FLOATING : 0, &r) != MBT_OK) fail_msg("%s: %s", path, r.error);
+    tu_load_urdf(label, floating ? MBT_URDF_FLOATING : 0, &r);
     const mbt_tree* tree = r.tree;
     const int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
     mbt_context* ctx = mbt_context_create(tree);
-    for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
-      const mbt_real zero[6] = {0};
-      const int n = mbt_joint_num_velocities(tree, j);
-      if (n > 0) assert_int_equal(mbt_joint_set_damping_vector(ctx, j, zero, n), MBT_OK);
-    }
+    tu_zero_joint_damping(tree, ctx);
     mbt_real* q = calloc((size_t)nq, sizeof *q);
     mbt_real* v = calloc((size_t)nv, sizeof *v);
     mbt_real* tau = calloc((size_t)nv, sizeof *tau);
@@ -378,7 +287,7 @@ static void test_fd_against_reference(void** state) {
       worst_chol = fmax(worst_chol, tu_max_abs_diff(qdd_chol, qdd_ref, nv) / scale / rtol);
       ++checked;
     }
-    print_message("%s: %d states, worst |qdd − qdd_ref| / (rtol·‖qdd_ref‖) ABA %.2e, Cholesky %.2e\n", labels[i],
+    print_message("%s: %d states, worst |qdd − qdd_ref| / (rtol·‖qdd_ref‖) ABA %.2e, Cholesky %.2e\n", label,
                   checked, worst, worst_chol);
     assert_true(checked > 0);
     assert_true(worst <= 1);
@@ -595,11 +504,7 @@ static void test_massless_intermediate_body_is_regular(void** state) {
 /* ---- allocations ------------------------------------------------------------------------------ */
 static void test_no_allocations(void** state) {
   (void)state;
-  if (!alloc_counting_works()) {
-    print_message("SKIPPED: malloc interposition is not active here (AddressSanitizer or valgrind); "
-                  "allocation counting runs in the plain build\n");
-    skip();
-  }
+  tu_require_heap_counter();
   body_params p[NUM_SPECS];
   make_params(99, p);
   mbt_tree* tree = build_tree(p, NULL);
@@ -610,18 +515,18 @@ static void test_no_allocations(void** state) {
   tu_rand_array(tau, nv, 1);
   tu_rand_state(tree, ctx);
   assert_int_equal(mbt_joint_lock(ctx, mbt_tree_joint_by_name(tree, "jC")), MBT_OK);
-  count_begin();
+  tu_heap_count_begin();
   int s1 = mbt_calc_forward_dynamics(tree, ctx, tau, NULL, vdot);   /* all passes */
   int s2 = mbt_calc_forward_dynamics(tree, ctx, tau, NULL, vdot);   /* cached q part */
   int s3 = mbt_calc_forward_dynamics_via_mass_matrix(tree, ctx, tau, NULL, vdot);
-  const long n = count_end();
+  const long n = tu_heap_count_end();
   assert_int_equal(s1, MBT_OK);
   assert_int_equal(s2, MBT_OK);
   assert_int_equal(s3, MBT_OK);
   /* The counter does see allocations made in the same window. */
-  count_begin();
+  tu_heap_count_begin();
   mbt_context* tmp = mbt_context_clone(ctx);
-  const long n_clone = count_end();
+  const long n_clone = tu_heap_count_end();
   mbt_context_destroy(tmp);
   print_message("allocations: forward dynamics %ld, context clone %ld\n", n, n_clone);
   assert_int_equal(n, 0);

@@ -1,59 +1,10 @@
 /* Tests of mbt/inertia.h: rotational and unit inertias (parallel axis, re-expression,
  * principal moments, textbook solids, validity messages), spatial inertias (shift,
  * composition, products with velocities and accelerations) and articulated-body inertias. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "support/test_util.h"
 
 #include "mbt/inertia.h"
 
-/* |a − b| <= tol in double precision (cmocka 1.1's assert_float_equal rounds to float). */
-#define assert_near(a, b, tol)                                                                   \
-  do {                                                                                           \
-    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
-    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
-  } while (0)
-/* why contains every one of the given substrings */
-#define assert_contains(why, sub)                                                        \
-  do {                                                                                   \
-    if (!strstr((why), (sub))) fail_msg("\"%s\" does not contain \"%s\"", (why), (sub)); \
-  } while (0)
-
-static uint64_t rng_state = 0xD1B54A32D192ED03ull;
-static double uniform(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  const uint64_t r = rng_state * 2685821657736338717ull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
-static mbt_vec3 random_vec3(double s) {
-  return mbt_vec3_make(uniform(-s, s), uniform(-s, s), uniform(-s, s));
-}
-static mbt_mat3 random_rotation(void) {
-  mbt_quat q = mbt_quat_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
-  assert_int_equal(mbt_quat_normalize(&q), MBT_OK);
-  return mbt_rotation_from_quat(q);
-}
-/* A random central inertia: a box's, rotated, times mass m. */
-static mbt_rotational_inertia random_central_inertia(double m) {
-  const mbt_unit_inertia G0 =
-      mbt_unit_inertia_solid_box(uniform(0.1, 2), uniform(0.1, 2), uniform(0.1, 2));
-  const mbt_mat3 R = random_rotation();
-  const mbt_unit_inertia G = mbt_unit_inertia_reexpress(&G0, &R);
-  return mbt_unit_inertia_to_rotational(&G, m);
-}
-static mbt_spatial_inertia random_spatial_inertia(void) {
-  const double m = uniform(0.5, 5);
-  const mbt_rotational_inertia I = random_central_inertia(m);
-  return mbt_spatial_inertia_from_com(m, random_vec3(1), &I);
-}
 static void assert_rot_near(const mbt_rotational_inertia* A, const mbt_rotational_inertia* B,
                             double tol) {
   if (!mbt_rotational_inertia_is_near(A, B, tol))
@@ -127,9 +78,9 @@ static void test_parallel_axis_and_reexpress(void** state) {
       mbt_rotational_inertia_shift_to_com(&Ie, m, mbt_vec3_make(0, -a / 2, -a / 2));
   assert_rot_near(&Ib, &Ic, 1e-16);
   for (int i = 0; i < 100; ++i) {
-    const double mass = uniform(0.1, 3);
-    const mbt_rotational_inertia I = random_central_inertia(mass);
-    const mbt_vec3 p = random_vec3(2);
+    const double mass = tu_uniform(0.1, 3);
+    const mbt_rotational_inertia I = tu_rand_central_inertia(mass);
+    const mbt_vec3 p = tu_rand_vec3(2);
     /* I_BP = I_BBcm + m·(|p|²·1 − p·pᵀ), against the matrix formula */
     const mbt_rotational_inertia IP = mbt_rotational_inertia_shift_from_com(&I, mass, p);
     const mbt_mat3 Im = mbt_rotational_inertia_to_mat3(&I), one = mbt_mat3_identity();
@@ -147,12 +98,12 @@ static void test_parallel_axis_and_reexpress(void** state) {
     assert_rot_near(&GPm, &IP, 1e-13);
     const mbt_unit_inertia Gb = mbt_unit_inertia_shift_to_com(&GP, mbt_vec3_neg(p));
     assert_unit_near(&Gb, &G, 1e-14);
-    const mbt_vec3 q = random_vec3(2); /* P -> Bcm at p, Q -> Bcm at q */
+    const mbt_vec3 q = tu_rand_vec3(2); /* P -> Bcm at p, Q -> Bcm at q */
     const mbt_unit_inertia GQ = mbt_unit_inertia_shift_to_then_away_from_com(&GP, p, q);
     const mbt_unit_inertia GQ_ref = mbt_unit_inertia_shift_from_com(&G, q);
     assert_unit_near(&GQ, &GQ_ref, 1e-13);
     /* re-expression: R·I·Rᵀ, back with Rᵀ; trace and principal moments invariant */
-    const mbt_mat3 R = random_rotation(), Rt = mbt_mat3_transpose(&R);
+    const mbt_mat3 R = tu_rand_rotation(), Rt = mbt_mat3_transpose(&R);
     const mbt_rotational_inertia IA = mbt_rotational_inertia_reexpress(&IP, &R);
     const mbt_rotational_inertia IE = mbt_rotational_inertia_reexpress(&IA, &Rt);
     assert_rot_near(&IE, &IP, 1e-13);
@@ -160,7 +111,7 @@ static void test_parallel_axis_and_reexpress(void** state) {
     assert_true(mbt_vec3_is_near(mbt_rotational_inertia_principal_moments(&IA),
                                  mbt_rotational_inertia_principal_moments(&IP), 1e-13));
     /* I_A·(R·w) = R·(I_E·w) */
-    const mbt_vec3 w = random_vec3(1);
+    const mbt_vec3 w = tu_rand_vec3(1);
     assert_true(mbt_vec3_is_near(mbt_rotational_inertia_mul_vec(&IA, mbt_mat3_mul_vec(&R, w)),
                                  mbt_mat3_mul_vec(&R, mbt_rotational_inertia_mul_vec(&IP, w)),
                                  1e-13));
@@ -176,7 +127,7 @@ static void test_principal_moments(void** state) {
   assert_true(mbt_vec3_is_near(mbt_rotational_inertia_principal_moments(&D), mbt_vec3_make(1, 2, 3),
                                1e-15));
   for (int i = 0; i < 100; ++i) {
-    const mbt_mat3 R = random_rotation();
+    const mbt_mat3 R = tu_rand_rotation();
     const mbt_rotational_inertia I0 = mbt_rotational_inertia_make_moments(1.5, 0.5, 1.2);
     const mbt_rotational_inertia I = mbt_rotational_inertia_reexpress(&I0, &R);
     mbt_vec3 lam;
@@ -217,7 +168,7 @@ static void test_solids(void** state) {
   assert_near(fabs(cyl.xy) + fabs(cyl.xz) + fabs(cyl.yz), 0, 1e-17);
   /* along a random axis b: the z-cylinder re-expressed by any R with R·ez = b */
   for (int i = 0; i < 20; ++i) {
-    const mbt_mat3 R = random_rotation();
+    const mbt_mat3 R = tu_rand_rotation();
     const mbt_vec3 b = mbt_mat3_mul_vec(&R, mbt_vec3_make(0, 0, 1));
     mbt_unit_inertia Gb, rod;
     assert_int_equal(mbt_unit_inertia_solid_cylinder(r, L, b, &Gb), MBT_OK);
@@ -389,8 +340,8 @@ static void test_spatial_inertia(void** state) {
   const mbt_rotational_inertia Icm2 = mbt_spatial_inertia_calc_rotational_inertia(&Mcm);
   assert_rot_near(&Icm2, &Icm, 1e-15);
   for (int i = 0; i < 100; ++i) {
-    const mbt_spatial_inertia M_SP = random_spatial_inertia();
-    const mbt_vec3 p_PQ = random_vec3(2);
+    const mbt_spatial_inertia M_SP = tu_rand_spatial_inertia();
+    const mbt_vec3 p_PQ = tu_rand_vec3(2);
     const mbt_spatial_inertia M_SQ = mbt_spatial_inertia_shift(&M_SP, p_PQ);
     const mbt_spatial_inertia M_back = mbt_spatial_inertia_shift(&M_SQ, mbt_vec3_neg(p_PQ));
     assert_spatial_inertia_near(&M_back, &M_SP, 1e-13);
@@ -398,7 +349,7 @@ static void test_spatial_inertia(void** state) {
     /* L = M·V and F = M·A against the 6x6 matrix */
     double M6[6][6];
     mbt_spatial_inertia_copy_to_full_matrix6(&M_SP, M6);
-    const mbt_spatial_velocity V = mbt_spatial_velocity_make(random_vec3(2), random_vec3(2));
+    const mbt_spatial_velocity V = mbt_spatial_velocity_make(tu_rand_vec3(2), tu_rand_vec3(2));
     const mbt_spatial_acceleration A = mbt_spatial_acceleration_from_array(V.coeffs);
     const mbt_spatial_momentum L = mbt_spatial_inertia_mul_velocity(&M_SP, &V);
     const mbt_spatial_force F = mbt_spatial_inertia_mul_acceleration(&M_SP, &A);
@@ -413,7 +364,7 @@ static void test_spatial_inertia(void** state) {
     const mbt_spatial_velocity V_Scm = mbt_spatial_velocity_shift(&V, M_SP.p_PScm_E);
     assert_true(mbt_vec3_is_near(L.l, mbt_vec3_scale(V_Scm.v, M_SP.mass), 1e-13));
     /* re-expression commutes with the product */
-    const mbt_mat3 R = random_rotation();
+    const mbt_mat3 R = tu_rand_rotation();
     const mbt_spatial_inertia M_A = mbt_spatial_inertia_reexpress(&M_SP, &R);
     const mbt_spatial_velocity V_A = mbt_spatial_velocity_reexpress(&R, &V);
     const mbt_spatial_momentum L_A = mbt_spatial_inertia_mul_velocity(&M_A, &V_A);
@@ -434,18 +385,18 @@ static void test_spatial_inertia_composition(void** state) {
   assert_near(I12.yy, 48, 1e-13); /* 3·4² about the origin */
   assert_near(I12.xx, 0, 0);
   for (int i = 0; i < 100; ++i) {
-    const mbt_spatial_inertia M1 = random_spatial_inertia(), M2 = random_spatial_inertia();
+    const mbt_spatial_inertia M1 = tu_rand_spatial_inertia(), M2 = tu_rand_spatial_inertia();
     const mbt_spatial_inertia M = mbt_spatial_inertia_add(&M1, &M2);
     assert_true(mbt_spatial_inertia_is_physically_valid(&M, NULL, 0));
     /* composing then shifting = shifting both then composing */
-    const mbt_vec3 p_PQ = random_vec3(2);
+    const mbt_vec3 p_PQ = tu_rand_vec3(2);
     const mbt_spatial_inertia MQ = mbt_spatial_inertia_shift(&M, p_PQ);
     const mbt_spatial_inertia M1Q = mbt_spatial_inertia_shift(&M1, p_PQ),
                               M2Q = mbt_spatial_inertia_shift(&M2, p_PQ);
     const mbt_spatial_inertia MQ2 = mbt_spatial_inertia_add(&M1Q, &M2Q);
     assert_spatial_inertia_near(&MQ, &MQ2, 1e-12);
     /* the composite's 6x6 matrix is the sum of the parts' (momentum adds) */
-    const mbt_spatial_velocity V = mbt_spatial_velocity_make(random_vec3(2), random_vec3(2));
+    const mbt_spatial_velocity V = mbt_spatial_velocity_make(tu_rand_vec3(2), tu_rand_vec3(2));
     const mbt_spatial_momentum L1 = mbt_spatial_inertia_mul_velocity(&M1, &V);
     const mbt_spatial_momentum L2 = mbt_spatial_inertia_mul_velocity(&M2, &V);
     const mbt_spatial_momentum L = mbt_spatial_inertia_mul_velocity(&M, &V);
@@ -475,7 +426,7 @@ static void test_spatial_inertia_composition(void** state) {
   assert_true(isfinite(Z.p_PScm_E.v[0]) && isfinite(Z.G_SP_E.xx) && isfinite(Z.G_SP_E.xy));
   assert_true(mbt_spatial_inertia_is_physically_valid(&Z, NULL, 0));
   /* adding a massless body changes nothing */
-  const mbt_spatial_inertia M1 = random_spatial_inertia();
+  const mbt_spatial_inertia M1 = tu_rand_spatial_inertia();
   const mbt_spatial_inertia M1z = mbt_spatial_inertia_add(&M1, &Z1);
   assert_spatial_inertia_near(&M1z, &M1, 1e-15);
 }
@@ -483,16 +434,16 @@ static void test_spatial_inertia_composition(void** state) {
 static void test_articulated_body_inertia(void** state) {
   (void)state;
   for (int i = 0; i < 100; ++i) {
-    const mbt_spatial_inertia M_SP = random_spatial_inertia();
+    const mbt_spatial_inertia M_SP = tu_rand_spatial_inertia();
     const mbt_articulated_body_inertia P = mbt_articulated_body_inertia_from_spatial_inertia(&M_SP);
     /* P·A = M·A */
     const mbt_spatial_acceleration A =
-        mbt_spatial_acceleration_make(random_vec3(2), random_vec3(2));
+        mbt_spatial_acceleration_make(tu_rand_vec3(2), tu_rand_vec3(2));
     const mbt_spatial_force F1 = mbt_articulated_body_inertia_mul_acceleration(&P, &A);
     const mbt_spatial_force F2 = mbt_spatial_inertia_mul_acceleration(&M_SP, &A);
     assert_true(mbt_spatial_force_is_approx(&F1, &F2, 1e-13));
     /* the ABI shift equals the spatial inertia shift */
-    const mbt_vec3 p_PQ = random_vec3(2);
+    const mbt_vec3 p_PQ = tu_rand_vec3(2);
     const mbt_articulated_body_inertia PQ = mbt_articulated_body_inertia_shift(&P, p_PQ);
     const mbt_spatial_inertia M_SQ = mbt_spatial_inertia_shift(&M_SP, p_PQ);
     const mbt_articulated_body_inertia PQ_ref =
@@ -511,14 +462,14 @@ static void test_articulated_body_inertia(void** state) {
     assert_true(mbt_articulated_body_inertia_is_near(&Pb, &P, 1e-12));
     assert_false(mbt_articulated_body_inertia_is_near(&PQ, &P, 1e-6));
     /* re-expression equals the spatial inertia re-expression */
-    const mbt_mat3 R = random_rotation();
+    const mbt_mat3 R = tu_rand_rotation();
     const mbt_articulated_body_inertia PA = mbt_articulated_body_inertia_reexpress(&P, &R);
     const mbt_spatial_inertia M_A = mbt_spatial_inertia_reexpress(&M_SP, &R);
     const mbt_articulated_body_inertia PA_ref =
         mbt_articulated_body_inertia_from_spatial_inertia(&M_A);
     assert_true(mbt_articulated_body_inertia_is_near(&PA, &PA_ref, 1e-12));
     /* add / sub match the spatial inertia composition */
-    const mbt_spatial_inertia M2 = random_spatial_inertia();
+    const mbt_spatial_inertia M2 = tu_rand_spatial_inertia();
     const mbt_articulated_body_inertia P2 = mbt_articulated_body_inertia_from_spatial_inertia(&M2);
     const mbt_articulated_body_inertia S = mbt_articulated_body_inertia_add(&P, &P2);
     const mbt_spatial_inertia Msum = mbt_spatial_inertia_add(&M_SP, &M2);
@@ -544,6 +495,7 @@ static void test_articulated_body_inertia(void** state) {
 }
 
 int main(void) {
+  tu_seed(0xD1B54A32D192ED03ull);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rotational_inertia_basics),
       cmocka_unit_test(test_parallel_axis_and_reexpress),

@@ -3,45 +3,12 @@
  * body about its center of mass; aliasing of outputs with inputs; dK/dt = vᵀ·tau by central
  * differences; closed forms (simple pendulum, double pendulum, Spong's acrobot, torque-free
  * rigid body). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include "algo_test_util.h"
+#include "support/test_util.h"
 
 #define NMAX 64
 
-static void check_rel(double a, double b, double scale, double tol, const char* what) {
-  if (!(fabs(a - b) <= tol * fmax(1.0, scale)))
-    fail_msg("%s: %.17g vs %.17g (diff %.3g, scale %.3g, tol %.3g)", what, a, b, fabs(a - b), scale, tol);
-}
-
-typedef struct {
-  mbt_tree* tree;
-  mbt_context* ctx;
-  int nq, nv, nb;
-} fx;
-
-static fx make(mbt_tree* tree) {
-  fx f;
-  f.tree = tree;
-  assert_non_null(tree);
-  f.ctx = mbt_context_create(tree);
-  assert_non_null(f.ctx);
-  f.nq = mbt_tree_num_positions(tree);
-  f.nv = mbt_tree_num_velocities(tree);
-  f.nb = mbt_tree_num_bodies(tree);
-  return f;
-}
-static void destroy(fx* f) {
-  mbt_context_destroy(f->ctx);
-  mbt_tree_destroy(f->tree);
-}
-
 /* tau = M·v̇ + C·v − tau_app − Σ J_WBᵀ·Fapp_Bo_W, at random states and inputs. */
-static void check_id_vs_matrix_form(fx* f) {
+static void check_id_vs_matrix_form(tu_fixture* f) {
   const mbt_tree* T = f->tree;
   static mbt_real M[NMAX * NMAX], J[6 * NMAX];
   mbt_real vd[NMAX], ta[NMAX], tau[NMAX], Cv[NMAX], rhs[NMAX];
@@ -67,40 +34,40 @@ static void check_id_vs_matrix_form(fx* f) {
         for (int r = 0; r < 6; ++r) rhs[c] -= J[r * f->nv + c] * F->coeffs[r];
     }
     const double scale = tu_max_abs(rhs, f->nv);
-    for (int i = 0; i < f->nv; ++i) check_rel(tau[i], rhs[i], scale, 1e-12, "tau_ID vs M·v̇ + C·v − tau_app − ΣJᵀF");
+    for (int i = 0; i < f->nv; ++i) tu_assert_rel(tau[i], rhs[i], scale, 1e-12, "tau_ID vs M·v̇ + C·v − tau_app − ΣJᵀF");
   }
 }
 
-static void check_newton_euler(fx* f);
+static void check_newton_euler(tu_fixture* f);
 
 /* Every shipped model at random states: the matrix form and the Newton-Euler/power checks. */
 static void test_shipped_models(void** s) {
   (void)s;
   tu_seed(18);
   for (int k = 0; k < TU_NUM_MODELS; ++k) {
-    fx f = make(tu_load_model(tu_models[k]));
-    check_id_vs_matrix_form(&f);
-    check_newton_euler(&f);
-    destroy(&f);
+    tu_fixture* f = tu_fixture_create(tu_load_model(tu_models[k]));
+    check_id_vs_matrix_form(f);
+    check_newton_euler(f);
+    tu_fixture_destroy(f);
   }
 }
 
 static void test_id_matrix_form(void** s) {
   (void)s;
   tu_seed(11);
-  fx a = make(tu_make_branched_tree());
-  check_id_vs_matrix_form(&a);
-  destroy(&a);
-  fx b = make(tu_make_joint_tree());
-  check_id_vs_matrix_form(&b);
-  destroy(&b);
+  tu_fixture* a = tu_fixture_create(tu_make_branched_tree());
+  check_id_vs_matrix_form(a);
+  tu_fixture_destroy(a);
+  tu_fixture* b = tu_fixture_create(tu_make_joint_tree());
+  check_id_vs_matrix_form(b);
+  tu_fixture_destroy(b);
 }
 
 /* Σ_B F on B at its center of mass equals the rate of change of its momentum, independently
  * formed about Bcm: F_Bcm = [I_Bcm·α + w × (I_Bcm·w); m·a_Bcm]; the forces on B are its
  * mobilizer's F_BMo_W (at Mo), −F_CMc_W of each child C (at Mc) and Fapp_Bo_W. Also the power
  * balance tau·v = Σ_B F_BMo_W·V_PB_W (V_PB_W at Mo), and the A_WB output. */
-static void check_newton_euler(fx* f) {
+static void check_newton_euler(tu_fixture* f) {
   const mbt_tree* T = f->tree;
   mbt_real vd[NMAX], tau[NMAX];
   mbt_spatial_force Fapp[NMAX], F[NMAX];
@@ -112,7 +79,7 @@ static void check_newton_euler(fx* f) {
   assert_int_equal(mbt_calc_inverse_dynamics(T, f->ctx, vd, Fapp, NULL, A, F, tau), MBT_OK);
   assert_int_equal(mbt_calc_spatial_accelerations_from_vdot(T, f->ctx, vd, A2), MBT_OK);
   for (int n = 0; n < f->nb; ++n)
-    for (int i = 0; i < 6; ++i) check_rel(A[n].coeffs[i], A2[n].coeffs[i], 1, 0, "A_WB output");
+    for (int i = 0; i < 6; ++i) tu_assert_rel(A[n].coeffs[i], A2[n].coeffs[i], 1, 0, "A_WB output");
   /* Mo of each body in W. */
   mbt_vec3 p_WMo[NMAX], p_WBo[NMAX];
   for (int b = 1; b < f->nb; ++b) {
@@ -146,20 +113,15 @@ static void check_newton_euler(fx* f) {
       if (mbt_tree_body_parent(T, c) == b) ADD_FORCE(F[mbt_tree_body_node(T, c)], p_WMo[c], -1.0);
 #undef ADD_FORCE
     /* I_Bcm in W. */
-    const mbt_unit_inertia* G = &M->G_SP_E;
-    const mbt_vec3 c = M->p_PScm_E;
-    const double c2 = mbt_vec3_dot(c, c);
-    mbt_mat3 I = {{{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}}};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) I.m[i][j] = M->mass * (I.m[i][j] - ((i == j) * c2 - c.v[i] * c.v[j]));
+    const mbt_mat3 I = tu_inertia_about_com(M);
     const mbt_mat3 RI = mbt_mat3_mul(&X_WB.R, &I), IW = mbt_mat3_mul_t(&RI, &X_WB.R);
     const mbt_vec3 w = V.w, al = A[node].alpha;
     const mbt_vec3 hdot = mbt_vec3_add(mbt_mat3_mul_vec(&IW, al), mbt_vec3_cross(w, mbt_mat3_mul_vec(&IW, w)));
     const mbt_vec3 a_cm = mbt_vec3_add(mbt_vec3_add(A[node].a, mbt_vec3_cross(al, p_cm)),
                                        mbt_vec3_cross(w, mbt_vec3_cross(w, p_cm)));
     for (int i = 0; i < 3; ++i) {
-      check_rel(tau_s.v[i], hdot.v[i], mbt_vec3_norm_inf(hdot), 1e-12, "Euler about Bcm");
-      check_rel(f_s.v[i], M->mass * a_cm.v[i], M->mass * mbt_vec3_norm_inf(a_cm), 1e-12, "Newton");
+      tu_assert_rel(tau_s.v[i], hdot.v[i], mbt_vec3_norm_inf(hdot), 1e-12, "Euler about Bcm");
+      tu_assert_rel(f_s.v[i], M->mass * a_cm.v[i], M->mass * mbt_vec3_norm_inf(a_cm), 1e-12, "Newton");
     }
     /* Mobilizer power F_BMo_W·V_PB_W(Mo); V_PB_W = V_WB − V_WP shifted to Bo, then to Mo. */
     const int P = mbt_tree_body_parent(T, b);
@@ -175,19 +137,19 @@ static void check_newton_euler(fx* f) {
   double tv = 0;
   const mbt_real* v = mbt_context_v(f->ctx);
   for (int i = 0; i < f->nv; ++i) tv += tau[i] * v[i];
-  check_rel(tv, power, fabs(power), 1e-12, "power balance tau·v = Σ F_BMo·V_PB");
+  tu_assert_rel(tv, power, fabs(power), 1e-12, "power balance tau·v = Σ F_BMo·V_PB");
 }
 
 static void test_newton_euler_power(void** s) {
   (void)s;
   tu_seed(12);
   for (int k = 0; k < 5; ++k) {
-    fx a = make(tu_make_branched_tree());
-    check_newton_euler(&a);
-    destroy(&a);
-    fx b = make(tu_make_joint_tree());
-    check_newton_euler(&b);
-    destroy(&b);
+    tu_fixture* a = tu_fixture_create(tu_make_branched_tree());
+    check_newton_euler(a);
+    tu_fixture_destroy(a);
+    tu_fixture* b = tu_fixture_create(tu_make_joint_tree());
+    check_newton_euler(b);
+    tu_fixture_destroy(b);
   }
 }
 
@@ -196,54 +158,50 @@ static void test_newton_euler_power(void** s) {
 static void test_kinetic_energy_rate(void** s) {
   (void)s;
   tu_seed(13);
-  fx f = make(tu_make_joint_tree());
-  const mbt_tree* T = f.tree;
-  mbt_real q[NMAX], v[NMAX], vd[NMAX], qdot[NMAX], tau[NMAX], x[NMAX];
+  tu_fixture* f = tu_fixture_create(tu_make_joint_tree());
+  const mbt_tree* T = f->tree;
+  mbt_real q[NMAX], v[NMAX], vd[NMAX], qdot[NMAX], tau[NMAX];
   for (int trial = 0; trial < 5; ++trial) {
-    tu_rand_state(T, f.ctx);
-    memcpy(q, mbt_context_q(f.ctx), sizeof(mbt_real) * f.nq);
-    memcpy(v, mbt_context_v(f.ctx), sizeof(mbt_real) * f.nv);
-    tu_rand_array(vd, f.nv, 1);
-    assert_int_equal(mbt_calc_inverse_dynamics(T, f.ctx, vd, NULL, NULL, NULL, NULL, tau), MBT_OK);
+    tu_rand_state(T, f->ctx);
+    memcpy(q, mbt_context_q(f->ctx), sizeof(mbt_real) * f->nq);
+    memcpy(v, mbt_context_v(f->ctx), sizeof(mbt_real) * f->nv);
+    tu_rand_array(vd, f->nv, 1);
+    assert_int_equal(mbt_calc_inverse_dynamics(T, f->ctx, vd, NULL, NULL, NULL, NULL, tau), MBT_OK);
     double P = 0;
-    for (int i = 0; i < f.nv; ++i) P += v[i] * tau[i];
-    assert_int_equal(mbt_map_velocity_to_qdot(T, f.ctx, v, qdot), MBT_OK);
+    for (int i = 0; i < f->nv; ++i) P += v[i] * tau[i];
+    assert_int_equal(mbt_map_velocity_to_qdot(T, f->ctx, v, qdot), MBT_OK);
     const double h = 1e-5;
     double K[2];
     for (int sg = 0; sg < 2; ++sg) {
-      const double t = sg ? h : -h;
-      for (int i = 0; i < f.nq; ++i) x[i] = q[i] + t * qdot[i];
-      mbt_context_set_q(f.ctx, x, f.nq);
-      for (int i = 0; i < f.nv; ++i) x[i] = v[i] + t * vd[i];
-      mbt_context_set_v(f.ctx, x, f.nv);
-      assert_int_equal(mbt_calc_kinetic_energy(T, f.ctx, &K[sg]), MBT_OK);
+      tu_fixture_set_state_along(f, q, qdot, v, vd, sg ? h : -h);
+      assert_int_equal(mbt_calc_kinetic_energy(T, f->ctx, &K[sg]), MBT_OK);
     }
-    mbt_context_set_q(f.ctx, q, f.nq);
-    mbt_context_set_v(f.ctx, v, f.nv);
-    check_rel((K[1] - K[0]) / (2 * h), P, fabs(P), 1e-8, "dK/dt = vᵀ·tau");
+    mbt_context_set_q(f->ctx, q, f->nq);
+    mbt_context_set_v(f->ctx, v, f->nv);
+    tu_assert_rel((K[1] - K[0]) / (2 * h), P, fabs(P), 1e-8, "dK/dt = vᵀ·tau");
   }
-  destroy(&f);
+  tu_fixture_destroy(f);
 }
 
 /* F_BMo_W_array may alias Fapp_Bo_W_array and tau may alias tau_applied (seed). */
 static void test_aliasing(void** s) {
   (void)s;
   tu_seed(14);
-  fx f = make(tu_make_joint_tree());
-  const mbt_tree* T = f.tree;
-  tu_rand_state(T, f.ctx);
+  tu_fixture* f = tu_fixture_create(tu_make_joint_tree());
+  const mbt_tree* T = f->tree;
+  tu_rand_state(T, f->ctx);
   mbt_real vd[NMAX], ta[NMAX], tau[NMAX];
   mbt_spatial_force Fapp[NMAX], F[NMAX];
-  tu_rand_array(vd, f.nv, 1);
-  tu_rand_array(ta, f.nv, 1);
-  for (int n = 0; n < f.nb; ++n)
+  tu_rand_array(vd, f->nv, 1);
+  tu_rand_array(ta, f->nv, 1);
+  for (int n = 0; n < f->nb; ++n)
     for (int i = 0; i < 6; ++i) Fapp[n].coeffs[i] = n == 0 ? 0 : tu_rand();
-  assert_int_equal(mbt_calc_inverse_dynamics(T, f.ctx, vd, Fapp, ta, NULL, F, tau), MBT_OK);
-  assert_int_equal(mbt_calc_inverse_dynamics(T, f.ctx, vd, Fapp, ta, NULL, Fapp, ta), MBT_OK);
-  for (int i = 0; i < f.nv; ++i) check_rel(ta[i], tau[i], 1, 0, "aliased tau");
-  for (int n = 1; n < f.nb; ++n)
-    for (int i = 0; i < 6; ++i) check_rel(Fapp[n].coeffs[i], F[n].coeffs[i], 1, 0, "aliased F_BMo_W");
-  destroy(&f);
+  assert_int_equal(mbt_calc_inverse_dynamics(T, f->ctx, vd, Fapp, ta, NULL, F, tau), MBT_OK);
+  assert_int_equal(mbt_calc_inverse_dynamics(T, f->ctx, vd, Fapp, ta, NULL, Fapp, ta), MBT_OK);
+  for (int i = 0; i < f->nv; ++i) tu_assert_rel(ta[i], tau[i], 1, 0, "aliased tau");
+  for (int n = 1; n < f->nb; ++n)
+    for (int i = 0; i < 6; ++i) tu_assert_rel(Fapp[n].coeffs[i], F[n].coeffs[i], 1, 0, "aliased F_BMo_W");
+  tu_fixture_destroy(f);
 }
 
 /* ---- closed forms --------------------------------------------------------------------- */
@@ -257,27 +215,27 @@ static void test_simple_pendulum(void** s) {
   mbt_tree* tree = mbt_tree_create();
   assert_true(tu_add_link(tree, "bob", 0, 0, m, l, 0, 0, 0) > 0);
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
-  fx f = make(tree);
+  tu_fixture* f = tu_fixture_create(tree);
   mbt_multibody_forces* forces = mbt_multibody_forces_create(tree);
   assert_non_null(forces);
   for (int k = 0; k < 8; ++k) {
     const double th = 0.9 * k - 3, thd = 0.3 * k - 1, thdd = 1.1 - 0.4 * k;
-    mbt_context_mutable_q(f.ctx)[0] = th;
-    mbt_context_mutable_v(f.ctx)[0] = thd;
+    mbt_context_mutable_q(f->ctx)[0] = th;
+    mbt_context_mutable_v(f->ctx)[0] = thd;
     mbt_real tau, tg, Cv, M;
-    assert_int_equal(mbt_calc_force_elements_contribution(tree, f.ctx, forces), MBT_OK);
-    assert_int_equal(mbt_calc_inverse_dynamics(tree, f.ctx, &thdd, forces->F_BBo_W, forces->tau, NULL, NULL, &tau),
+    assert_int_equal(mbt_calc_force_elements_contribution(tree, f->ctx, forces), MBT_OK);
+    assert_int_equal(mbt_calc_inverse_dynamics(tree, f->ctx, &thdd, forces->F_BBo_W, forces->tau, NULL, NULL, &tau),
                      MBT_OK);
-    check_rel(tau, m * l * l * thdd + m * g0 * l * sin(th), 10, 1e-14, "pendulum tau");
-    assert_int_equal(mbt_calc_gravity_generalized_forces(tree, f.ctx, &tg), MBT_OK);
-    check_rel(tg, -m * g0 * l * sin(th), 10, 1e-14, "pendulum tau_g");
-    assert_int_equal(mbt_calc_bias_term(tree, f.ctx, &Cv), MBT_OK);
-    check_rel(Cv, 0, 1, 1e-15, "pendulum C·v");
-    assert_int_equal(mbt_calc_mass_matrix(tree, f.ctx, &M), MBT_OK);
-    check_rel(M, m * l * l, 1, 1e-15, "pendulum M");
+    tu_assert_rel(tau, m * l * l * thdd + m * g0 * l * sin(th), 10, 1e-14, "pendulum tau");
+    assert_int_equal(mbt_calc_gravity_generalized_forces(tree, f->ctx, &tg), MBT_OK);
+    tu_assert_rel(tg, -m * g0 * l * sin(th), 10, 1e-14, "pendulum tau_g");
+    assert_int_equal(mbt_calc_bias_term(tree, f->ctx, &Cv), MBT_OK);
+    tu_assert_rel(Cv, 0, 1, 1e-15, "pendulum C·v");
+    assert_int_equal(mbt_calc_mass_matrix(tree, f->ctx, &M), MBT_OK);
+    tu_assert_rel(M, m * l * l, 1, 1e-15, "pendulum M");
   }
   mbt_multibody_forces_destroy(forces);
-  destroy(&f);
+  tu_fixture_destroy(f);
 }
 
 /* Spong's acrobot [Spong 1995; Spong, Hutchinson, Vidyasagar, "Robot Modeling and Control"]:
@@ -293,14 +251,14 @@ static void check_acrobot(double m1, double m2, double l1, double lc1, double lc
   assert_true(b1 > 0);
   assert_true(tu_add_link(tree, "link2", b1, l1, m2, lc2, I2, I2, 0.1 * I2) > 0);
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
-  fx f = make(tree);
+  tu_fixture* f = tu_fixture_create(tree);
   mbt_multibody_forces* forces = mbt_multibody_forces_create(tree);
   tu_seed(15);
   for (int k = 0; k < 10; ++k) {
     mbt_real q[2] = {3 * tu_rand(), 3 * tu_rand()}, v[2] = {2 * tu_rand(), 2 * tu_rand()};
     mbt_real vd[2] = {2 * tu_rand(), 2 * tu_rand()};
-    mbt_context_set_q(f.ctx, q, 2);
-    mbt_context_set_v(f.ctx, v, 2);
+    mbt_context_set_q(f->ctx, q, 2);
+    mbt_context_set_v(f->ctx, v, 2);
     const double c2 = cos(q[1]), s1 = sin(q[0]), s2 = sin(q[1]), s12 = sin(q[0] + q[1]);
     const double M11 = I1 + I2 + m1 * lc1 * lc1 + m2 * (l1 * l1 + lc2 * lc2 + 2 * l1 * lc2 * c2);
     const double M12 = I2 + m2 * (lc2 * lc2 + l1 * lc2 * c2), M22 = I2 + m2 * lc2 * lc2;
@@ -308,26 +266,26 @@ static void check_acrobot(double m1, double m2, double l1, double lc1, double lc
     const double C2 = m2 * l1 * lc2 * s2 * v[0] * v[0];
     const double G1 = (m1 * lc1 + m2 * l1) * g0 * s1 + m2 * lc2 * g0 * s12, G2 = m2 * lc2 * g0 * s12;
     mbt_real M[4], Mid[4], Cv[2], tg[2], tau[2];
-    assert_int_equal(mbt_calc_mass_matrix(tree, f.ctx, M), MBT_OK);
-    assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, f.ctx, Mid), MBT_OK);
+    assert_int_equal(mbt_calc_mass_matrix(tree, f->ctx, M), MBT_OK);
+    assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, f->ctx, Mid), MBT_OK);
     const double Me[4] = {M11, M12, M12, M22};
     for (int i = 0; i < 4; ++i) {
-      check_rel(M[i], Me[i], M11, 1e-14, "acrobot M (CRBA)");
-      check_rel(Mid[i], Me[i], M11, 1e-14, "acrobot M (ID)");
+      tu_assert_rel(M[i], Me[i], M11, 1e-14, "acrobot M (CRBA)");
+      tu_assert_rel(Mid[i], Me[i], M11, 1e-14, "acrobot M (ID)");
     }
-    assert_int_equal(mbt_calc_bias_term(tree, f.ctx, Cv), MBT_OK);
-    check_rel(Cv[0], C1, 10, 1e-14, "acrobot C·v 1");
-    check_rel(Cv[1], C2, 10, 1e-14, "acrobot C·v 2");
-    assert_int_equal(mbt_calc_gravity_generalized_forces(tree, f.ctx, tg), MBT_OK);
-    check_rel(tg[0], -G1, 10, 1e-14, "acrobot tau_g 1");
-    check_rel(tg[1], -G2, 10, 1e-14, "acrobot tau_g 2");
-    assert_int_equal(mbt_calc_force_elements_contribution(tree, f.ctx, forces), MBT_OK);
-    assert_int_equal(mbt_calc_inverse_dynamics(tree, f.ctx, vd, forces->F_BBo_W, forces->tau, NULL, NULL, tau), MBT_OK);
-    check_rel(tau[0], M11 * vd[0] + M12 * vd[1] + C1 + G1, 10, 1e-13, "acrobot tau 1");
-    check_rel(tau[1], M12 * vd[0] + M22 * vd[1] + C2 + G2, 10, 1e-13, "acrobot tau 2");
+    assert_int_equal(mbt_calc_bias_term(tree, f->ctx, Cv), MBT_OK);
+    tu_assert_rel(Cv[0], C1, 10, 1e-14, "acrobot C·v 1");
+    tu_assert_rel(Cv[1], C2, 10, 1e-14, "acrobot C·v 2");
+    assert_int_equal(mbt_calc_gravity_generalized_forces(tree, f->ctx, tg), MBT_OK);
+    tu_assert_rel(tg[0], -G1, 10, 1e-14, "acrobot tau_g 1");
+    tu_assert_rel(tg[1], -G2, 10, 1e-14, "acrobot tau_g 2");
+    assert_int_equal(mbt_calc_force_elements_contribution(tree, f->ctx, forces), MBT_OK);
+    assert_int_equal(mbt_calc_inverse_dynamics(tree, f->ctx, vd, forces->F_BBo_W, forces->tau, NULL, NULL, tau), MBT_OK);
+    tu_assert_rel(tau[0], M11 * vd[0] + M12 * vd[1] + C1 + G1, 10, 1e-13, "acrobot tau 1");
+    tu_assert_rel(tau[1], M12 * vd[0] + M22 * vd[1] + C2 + G2, 10, 1e-13, "acrobot tau 2");
   }
   mbt_multibody_forces_destroy(forces);
-  destroy(&f);
+  tu_fixture_destroy(f);
 }
 
 static void test_double_pendulum(void** s) {
@@ -354,26 +312,22 @@ static void test_torque_free_body(void** s) {
   const int b = mbt_tree_add_rigid_body(tree, "free", &Mb);
   assert_true(b > 0);
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);   /* floating mobilizer added */
-  fx f = make(tree);
-  assert_int_equal(f.nv, 6);
+  tu_fixture* f = tu_fixture_create(tree);
+  assert_int_equal(f->nv, 6);
   for (int trial = 0; trial < 5; ++trial) {
-    tu_rand_state(tree, f.ctx);
+    tu_rand_state(tree, f->ctx);
     mbt_real M[36], Cv[6], vd[6];
-    assert_int_equal(mbt_calc_mass_matrix(tree, f.ctx, M), MBT_OK);
-    assert_int_equal(mbt_calc_bias_term(tree, f.ctx, Cv), MBT_OK);
+    assert_int_equal(mbt_calc_mass_matrix(tree, f->ctx, M), MBT_OK);
+    assert_int_equal(mbt_calc_bias_term(tree, f->ctx, Cv), MBT_OK);
     for (int i = 0; i < 6; ++i) vd[i] = -Cv[i];
     assert_int_equal(tu_solve(M, vd, 6), 0);
     /* Independent inertia about Bcm in W. */
     mbt_transform X;
     mbt_spatial_velocity V;
-    mbt_context_body_pose_in_world(tree, f.ctx, b, &X);
-    mbt_context_body_spatial_velocity_in_world(tree, f.ctx, b, &V);
-    const mbt_unit_inertia* G = &Mb.G_SP_E;
+    mbt_context_body_pose_in_world(tree, f->ctx, b, &X);
+    mbt_context_body_spatial_velocity_in_world(tree, f->ctx, b, &V);
     const mbt_vec3 c = Mb.p_PScm_E;
-    const double c2 = mbt_vec3_dot(c, c);
-    mbt_mat3 I = {{{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}}};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) I.m[i][j] = Mb.mass * (I.m[i][j] - ((i == j) * c2 - c.v[i] * c.v[j]));
+    const mbt_mat3 I = tu_inertia_about_com(&Mb);
     const mbt_mat3 RI = mbt_mat3_mul(&X.R, &I), IW = mbt_mat3_mul_t(&RI, &X.R);
     /* The floating mobilizer's F is W: v = [w_WB; v_WBo], v̇ = [ẇ; a_WBo]. */
     const mbt_vec3 w = mbt_vec3_make(V.w.v[0], V.w.v[1], V.w.v[2]);
@@ -382,39 +336,39 @@ static void test_torque_free_body(void** s) {
     const mbt_vec3 p = mbt_mat3_mul_vec(&X.R, c);
     const mbt_vec3 a_cm = mbt_vec3_add(mbt_vec3_add(a, mbt_vec3_cross(wd, p)), mbt_vec3_cross(w, mbt_vec3_cross(w, p)));
     for (int i = 0; i < 3; ++i) {
-      check_rel(euler.v[i], 0, 1, 1e-13, "Euler's equations");
-      check_rel(a_cm.v[i], 0, 1, 1e-13, "a_Bcm = 0");
+      tu_assert_rel(euler.v[i], 0, 1, 1e-13, "Euler's equations");
+      tu_assert_rel(a_cm.v[i], 0, 1, 1e-13, "a_Bcm = 0");
     }
     mbt_vec3 p_cm;
     mbt_spatial_momentum L;
-    assert_int_equal(mbt_calc_center_of_mass_position(tree, f.ctx, &p_cm), MBT_OK);
-    assert_int_equal(mbt_calc_spatial_momentum_in_world_about_point(tree, f.ctx, p_cm, &L), MBT_OK);
+    assert_int_equal(mbt_calc_center_of_mass_position(tree, f->ctx, &p_cm), MBT_OK);
+    assert_int_equal(mbt_calc_spatial_momentum_in_world_about_point(tree, f->ctx, p_cm, &L), MBT_OK);
     const mbt_vec3 h = mbt_mat3_mul_vec(&IW, w);
     const mbt_vec3 v_cm = mbt_vec3_add(V.v, mbt_vec3_cross(w, p));
     for (int i = 0; i < 3; ++i) {
-      check_rel(L.h.v[i], h.v[i], 1, 1e-14, "h about Bcm");
-      check_rel(L.l.v[i], Mb.mass * v_cm.v[i], 1, 1e-14, "l");
+      tu_assert_rel(L.h.v[i], h.v[i], 1, 1e-14, "h about Bcm");
+      tu_assert_rel(L.l.v[i], Mb.mass * v_cm.v[i], 1, 1e-14, "l");
     }
     mbt_real K;
-    assert_int_equal(mbt_calc_kinetic_energy(tree, f.ctx, &K), MBT_OK);
-    check_rel(K, 0.5 * Mb.mass * mbt_vec3_dot(v_cm, v_cm) + 0.5 * mbt_vec3_dot(w, h), 1, 1e-14, "K");
+    assert_int_equal(mbt_calc_kinetic_energy(tree, f->ctx, &K), MBT_OK);
+    tu_assert_rel(K, 0.5 * Mb.mass * mbt_vec3_dot(v_cm, v_cm) + 0.5 * mbt_vec3_dot(w, h), 1, 1e-14, "K");
   }
-  destroy(&f);
+  tu_fixture_destroy(f);
 }
 
 /* Inputs that cannot be used are reported. */
 static void test_errors(void** s) {
   (void)s;
   tu_seed(17);
-  fx f = make(tu_make_joint_tree());
-  assert_int_equal(mbt_calc_inverse_dynamics(f.tree, f.ctx, NULL, NULL, NULL, NULL, NULL, NULL),
+  tu_fixture* f = tu_fixture_create(tu_make_joint_tree());
+  assert_int_equal(mbt_calc_inverse_dynamics(f->tree, f->ctx, NULL, NULL, NULL, NULL, NULL, NULL),
                    MBT_ERR_INVALID_ARGUMENT);
-  assert_true(strlen(mbt_context_last_error(f.ctx)) > 0);
+  assert_true(strlen(mbt_context_last_error(f->ctx)) > 0);
   mbt_tree* unfinal = mbt_tree_create();
   mbt_real tau[NMAX];
-  assert_int_equal(mbt_calc_inverse_dynamics(unfinal, f.ctx, NULL, NULL, NULL, NULL, NULL, tau), MBT_ERR_NOT_FINALIZED);
+  assert_int_equal(mbt_calc_inverse_dynamics(unfinal, f->ctx, NULL, NULL, NULL, NULL, NULL, tau), MBT_ERR_NOT_FINALIZED);
   mbt_tree_destroy(unfinal);
-  destroy(&f);
+  tu_fixture_destroy(f);
 }
 
 int main(void) {

@@ -1,44 +1,9 @@
 /* Tests of mbt/joints.h: the joint builders (seed MultibodyTree::AddJoint), the Joint
  * interface and RevoluteJoint (seed page 004), prismatic and floating accessors, default
  * poses, damping, AddInOneForce/AddInDamping/AddInTorque, and locks. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test_util.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
 #include "tree/context_internal.h"
-
-#define PI 3.14159265358979323846
-
-#define assert_near(a, b, tol)                                                                   \
-  do {                                                                                           \
-    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
-    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
-  } while (0)
-
-#define assert_contains(text, sub)                                                        \
-  do {                                                                                    \
-    const char* t_ = (text);                                                              \
-    if (!strstr(t_, sub)) fail_msg("\"%s\" does not contain \"%s\"", t_, sub);            \
-  } while (0)
-
-static mbt_spatial_inertia body_inertia(void) {
-  mbt_rotational_inertia I = {0.02, 0.03, 0.04, 0, 0, 0};
-  return mbt_spatial_inertia_from_com(2.0, mbt_vec3_make(0.1, 0, -0.3), &I);
-}
-
-static void assert_transform_near(const mbt_transform* A, const mbt_transform* B, double tol) {
-  for (int i = 0; i < 3; ++i) {
-    assert_near(A->p.v[i], B->p.v[i], tol);
-    for (int j = 0; j < 3; ++j) assert_near(A->R.m[i][j], B->R.m[i][j], tol);
-  }
-}
 
 /* One joint of each type hanging from the world (a star), built but not finalized. */
 typedef struct {
@@ -49,7 +14,7 @@ typedef struct {
 static star make_star(void) {
   star s;
   s.t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   mbt_transform X_PF = {mbt_rotation_from_rpy(mbt_vec3_make(0.3, -0.2, 0.1)), {{0.1, 0.2, 0.3}}};
   mbt_transform X_BM = {mbt_rotation_from_rpy(mbt_vec3_make(-0.1, 0.4, 0.2)), {{0, 0, 0.25}}};
   int b[MBT_JOINT_NUM_TYPES];
@@ -131,7 +96,7 @@ static void test_builders_create_frames_and_mobilizers(void** state) {
   }
 
   /* Without X_PF, X_BM the joint uses the body frames and adds none. */
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int extra = mbt_tree_add_rigid_body(t, "extra", &M);
   const int frames = mbt_tree_num_frames(t);
   const int j = mbt_tree_add_revolute_joint(t, "plain", 1, NULL, extra, NULL, mbt_vec3_make(0, 0, 1), 0);
@@ -179,7 +144,7 @@ static void test_suffixes(void** state) {
 static void test_revolute_joint_model(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   const int b = mbt_tree_add_rigid_body(t, "b", &M);
   const int j0 = mbt_tree_add_revolute_joint(t, "free_pin", 0, NULL, a, NULL, mbt_vec3_make(0, 0, -5), 0.3);
@@ -274,7 +239,7 @@ static void test_revolute_joint_model(void** state) {
 static void test_revolute_joint_context(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   const int b = mbt_tree_add_rigid_body(t, "b", &M);
   const int j0 = mbt_tree_add_revolute_joint(t, "j0", 0, NULL, a, NULL, mbt_vec3_make(0, 0, 1), 0.5);
@@ -373,7 +338,7 @@ static void test_revolute_torque_sign(void** state) {
 static void test_prismatic_joint(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   const int b = mbt_tree_add_rigid_body(t, "b", &M);
   const int r = mbt_tree_add_revolute_joint(t, "r", 0, NULL, a, NULL, mbt_vec3_make(1, 0, 0), 0);
@@ -404,7 +369,7 @@ static void test_prismatic_joint(void** state) {
 static void test_floating_joint(void** state) {
   (void)state;
   mbt_tree* t = mbt_tree_create();
-  mbt_spatial_inertia M = body_inertia();
+  mbt_spatial_inertia M = tu_body_inertia();
   const int a = mbt_tree_add_rigid_body(t, "a", &M);
   const int j = mbt_tree_add_quaternion_floating_joint(t, "free", 0, NULL, a, NULL, NULL);
   assert_int_equal(mbt_tree_finalize(t), MBT_OK);
@@ -419,10 +384,10 @@ static void test_floating_joint(void** state) {
   assert_near(q[6], 3, 0);
   mbt_transform back;
   assert_int_equal(mbt_floating_joint_get_pose(ctx, j, &back), MBT_OK);
-  assert_transform_near(&back, &X, 1e-14);
+  tu_assert_transform_near(&back, &X, 1e-14);
   mbt_transform X_WA;
   assert_int_equal(mbt_context_body_pose_in_world(t, ctx, a, &X_WA), MBT_OK);
-  assert_transform_near(&X_WA, &X, 1e-14);
+  tu_assert_transform_near(&X_WA, &X, 1e-14);
 
   mbt_spatial_velocity V = {{{{0.1, 0.2, 0.3}}, {{-1, -2, -3}}}};
   assert_int_equal(mbt_floating_joint_set_spatial_velocity(ctx, j, &V), MBT_OK);
@@ -464,7 +429,7 @@ static void test_default_pose_round_trip(void** state) {
     for (int i = 0; i < mbt_joint_num_positions(t, j); ++i) assert_near(q0[i], q_ref[k][i], 1e-12);
     mbt_transform back;
     assert_int_equal(mbt_joint_get_default_pose(t, j, &back), MBT_OK);
-    assert_transform_near(&back, &X_FM, 1e-12);
+    tu_assert_transform_near(&back, &X_FM, 1e-12);
   }
   /* A revolute joint takes the rotation about its axis of any pose (projection). */
   const int jr = s.j[MBT_JOINT_REVOLUTE];

@@ -1,48 +1,14 @@
 /* test_kinematics.c: position, velocity and acceleration kinematics, frame queries,
  * Jacobians, q̇ ↔ v maps, center of mass and momentum (issue 4), on a branched tree with
  * every mobilizer type, against independent compositions and central differences. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test_util.h"
+#include "tree/context_internal.h"
 
-#include "algo_test_util.h"
-
-typedef struct {
-  mbt_tree* tree;
-  mbt_context* ctx;
-  int nq, nv, nb;
-} fx;
-
-static int setup(void** state) {
-  tu_seed(4242);
-  fx* f = calloc(1, sizeof *f);
-  f->tree = tu_make_branched_tree();
-  if (!f->tree) return -1;
-  f->ctx = mbt_context_create(f->tree);
-  if (!f->ctx) return -1;
-  f->nq = mbt_tree_num_positions(f->tree);
-  f->nv = mbt_tree_num_velocities(f->tree);
-  f->nb = mbt_tree_num_bodies(f->tree);
-  *state = f;
-  return 0;
-}
-static int teardown(void** state) {
-  fx* f = *state;
-  mbt_context_destroy(f->ctx);
-  mbt_tree_destroy(f->tree);
-  free(f);
-  return 0;
-}
-
-static void check_close(double a, double b, double tol, const char* what) {
-  if (!(fabs(a - b) <= tol)) fail_msg("%s: %.17g vs %.17g (diff %.3g, tol %.3g)", what, a, b, fabs(a - b), tol);
-}
+static int setup(void** state) { return tu_fixture_setup(state, 4242, tu_make_branched_tree); }
 
 /* X_WB of every body composed independently: X_WB = X_WP·X_PF·X_FM(q)·X_BM⁻¹. */
 static void test_position_kinematics(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   for (int trial = 0; trial < 5; ++trial) {
     tu_rand_state(T, f->ctx);
@@ -67,8 +33,8 @@ static void test_position_kinematics(void** state) {
       mbt_transform X_WB;
       assert_int_equal(mbt_context_body_pose_in_world(T, f->ctx, b, &X_WB), MBT_OK);
       for (int i = 0; i < 3; ++i) {
-        check_close(X_WB.p.v[i], X_W[b].p.v[i], 1e-14, "p_WBo");
-        for (int j = 0; j < 3; ++j) check_close(X_WB.R.m[i][j], X_W[b].R.m[i][j], 1e-14, "R_WB");
+        tu_assert_close(X_WB.p.v[i], X_W[b].p.v[i], 1e-14, "p_WBo");
+        for (int j = 0; j < 3; ++j) tu_assert_close(X_WB.R.m[i][j], X_W[b].R.m[i][j], 1e-14, "R_WB");
       }
       /* Center of mass and the spatial inertia in W. */
       const mbt_spatial_inertia* M_B = mbt_tree_body_spatial_inertia(T, b);
@@ -76,8 +42,8 @@ static void test_position_kinematics(void** state) {
       assert_int_equal(mbt_context_body_spatial_inertia_in_world(T, f->ctx, b, &M_W), MBT_OK);
       const mbt_vec3 p_cm = mbt_transform_apply(&X_WB, M_B->p_PScm_E);
       const mbt_position_cache* pc = &f->ctx->pc;
-      for (int i = 0; i < 3; ++i) check_close(pc->p_WBcm[node].v[i], p_cm.v[i], 1e-14, "p_WBcm");
-      check_close(M_W.mass, M_B->mass, 0, "mass");
+      for (int i = 0; i < 3; ++i) tu_assert_close(pc->p_WBcm[node].v[i], p_cm.v[i], 1e-14, "p_WBcm");
+      tu_assert_close(M_W.mass, M_B->mass, 0, "mass");
       /* Re-expressed rotational inertia: w_Wᵀ·G_W·w_W = w_Bᵀ·G_B·w_B. */
       const mbt_vec3 wB = tu_rand_vec3(1), wW = mbt_mat3_mul_vec(&X_WB.R, wB);
       const mbt_unit_inertia* G = &M_B->G_SP_E, *GW = &M_W.G_SP_E;
@@ -85,7 +51,7 @@ static void test_position_kinematics(void** state) {
                         2 * (G->xy * wB.v[0] * wB.v[1] + G->xz * wB.v[0] * wB.v[2] + G->yz * wB.v[1] * wB.v[2]);
       const double eW = GW->xx * wW.v[0] * wW.v[0] + GW->yy * wW.v[1] * wW.v[1] + GW->zz * wW.v[2] * wW.v[2] +
                         2 * (GW->xy * wW.v[0] * wW.v[1] + GW->xz * wW.v[0] * wW.v[2] + GW->yz * wW.v[1] * wW.v[2]);
-      check_close(eW, eB, 1e-14, "G_Bo_W");
+      tu_assert_close(eW, eB, 1e-14, "G_Bo_W");
     }
     /* Relative transform of two random frames and points positions. */
     const int nf = mbt_tree_num_frames(T);
@@ -99,14 +65,14 @@ static void test_position_kinematics(void** state) {
       const mbt_transform X_WB = mbt_transform_compose(&X_W[mbt_tree_frame_body(T, B)], &X_BFb);
       const mbt_transform X_WB2 = mbt_transform_compose(&X_WA, &X_AB);
       for (int i = 0; i < 3; ++i) {
-        check_close(X_WB2.p.v[i], X_WB.p.v[i], 1e-14, "X_AB.p");
-        for (int j = 0; j < 3; ++j) check_close(X_WB2.R.m[i][j], X_WB.R.m[i][j], 1e-14, "X_AB.R");
+        tu_assert_close(X_WB2.p.v[i], X_WB.p.v[i], 1e-14, "X_AB.p");
+        for (int j = 0; j < 3; ++j) tu_assert_close(X_WB2.R.m[i][j], X_WB.R.m[i][j], 1e-14, "X_AB.R");
       }
       mbt_real pB[6] = {0.1, 0.2, 0.3, -1, 0.5, 2}, pA[6];
       assert_int_equal(mbt_calc_points_positions(T, f->ctx, B, pB, 2, A, pA, 2), MBT_OK);
       for (int c = 0; c < 2; ++c) {
         const mbt_vec3 p = mbt_transform_apply(&X_AB, mbt_vec3_make(pB[3 * c], pB[3 * c + 1], pB[3 * c + 2]));
-        for (int i = 0; i < 3; ++i) check_close(pA[3 * c + i], p.v[i], 1e-14, "p_AQi");
+        for (int i = 0; i < 3; ++i) tu_assert_close(pA[3 * c + i], p.v[i], 1e-14, "p_AQi");
       }
     }
   }
@@ -114,7 +80,7 @@ static void test_position_kinematics(void** state) {
 
 /* Size and index errors are reported, with a message, and leave the outputs unchanged. */
 static void test_errors(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   mbt_real pB[6] = {0}, pA[6] = {7, 7, 7, 7, 7, 7};
   assert_int_equal(mbt_calc_points_positions(f->tree, f->ctx, 0, pB, 2, 0, pA, 1), MBT_ERR_SIZE);
   assert_true(strstr(mbt_context_last_error(f->ctx), "columns") != NULL);
@@ -131,7 +97,7 @@ static void test_errors(void** state) {
 }
 
 /* Poses of all bodies at q + s·q̇. */
-static void poses_at(fx* f, const mbt_real* q, const mbt_real* qdot, double s, mbt_transform* X) {
+static void poses_at(tu_fixture* f, const mbt_real* q, const mbt_real* qdot, double s, mbt_transform* X) {
   mbt_real* qc = mbt_context_mutable_q(f->ctx);
   for (int i = 0; i < f->nq; ++i) qc[i] = q[i] + s * qdot[i];
   for (int b = 0; b < f->nb; ++b) assert_int_equal(mbt_context_body_pose_in_world(f->tree, f->ctx, b, &X[b]), MBT_OK);
@@ -140,7 +106,7 @@ static void poses_at(fx* f, const mbt_real* q, const mbt_real* qdot, double s, m
 /* V_WB = d/dt X_WB along q̇ = N(q)·v and A_WB = d/dt V_WB along (q̇, v̇), by central
  * differences (error O(h²)); J_WFp·v = V_WFp; V_PB_W = H_PB_W·v_B. */
 static void test_velocity_acceleration(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   mbt_real q[64], v[64], vd[64], qdot[64];
   for (int trial = 0; trial < 5; ++trial) {
@@ -151,7 +117,7 @@ static void test_velocity_acceleration(void** state) {
     assert_int_equal(mbt_map_velocity_to_qdot(T, f->ctx, v, qdot), MBT_OK);
     mbt_real v2[64];
     assert_int_equal(mbt_map_qdot_to_velocity(T, f->ctx, qdot, v2), MBT_OK);
-    for (int i = 0; i < f->nv; ++i) check_close(v2[i], v[i], 1e-12, "N⁺·N·v");
+    for (int i = 0; i < f->nv; ++i) tu_assert_close(v2[i], v[i], 1e-12, "N⁺·N·v");
 
     mbt_spatial_velocity V[64];
     for (int b = 0; b < f->nb; ++b)
@@ -162,7 +128,7 @@ static void test_velocity_acceleration(void** state) {
       assert_int_equal(mbt_context_body_spatial_acceleration_in_world(T, f->ctx, b, &A[b]), MBT_OK);
     assert_int_equal(mbt_calc_spatial_accelerations_from_vdot(T, f->ctx, vd, A2), MBT_OK);
     for (int b = 0; b < f->nb; ++b)
-      for (int i = 0; i < 6; ++i) check_close(A2[mbt_tree_body_node(T, b)].coeffs[i], A[b].coeffs[i], 0, "A_WB arrays");
+      for (int i = 0; i < 6; ++i) tu_assert_close(A2[mbt_tree_body_node(T, b)].coeffs[i], A[b].coeffs[i], 0, "A_WB arrays");
 
     /* H_PB_W */
     for (int b = 1; b < f->nb; ++b) {
@@ -174,7 +140,7 @@ static void test_velocity_acceleration(void** state) {
       for (int i = 0; i < 6; ++i) {
         double s = 0;
         for (int k = 0; k < nvb; ++k) s += H[k].coeffs[i] * v[vs + k];
-        check_close(s, Vpb->coeffs[i], 1e-14, "V_PB_W = H_PB_W·v");
+        tu_assert_close(s, Vpb->coeffs[i], 1e-14, "V_PB_W = H_PB_W·v");
       }
     }
 
@@ -190,8 +156,8 @@ static void test_velocity_acceleration(void** state) {
       const mbt_mat3 S = mbt_mat3_mul_t(&Rdot, &X0[b].R);
       const mbt_vec3 w = mbt_vec3_make(S.m[2][1], S.m[0][2], S.m[1][0]);
       for (int i = 0; i < 3; ++i) {
-        check_close(w.v[i], V[b].w.v[i], 1e-7, "w_WB");
-        check_close((Xp[b].p.v[i] - Xm[b].p.v[i]) / (2 * h), V[b].v.v[i], 1e-7, "v_WBo");
+        tu_assert_close(w.v[i], V[b].w.v[i], 1e-7, "w_WB");
+        tu_assert_close((Xp[b].p.v[i] - Xm[b].p.v[i]) / (2 * h), V[b].v.v[i], 1e-7, "v_WBo");
       }
     }
     /* A_WB: V_WB at (q ± h·q̇, v ± h·v̇). */
@@ -205,7 +171,7 @@ static void test_velocity_acceleration(void** state) {
         assert_int_equal(mbt_context_body_spatial_velocity_in_world(T, f->ctx, b, sgn > 0 ? &Vp[b] : &Vm[b]), MBT_OK);
     }
     for (int b = 1; b < f->nb; ++b)
-      for (int i = 0; i < 6; ++i) check_close((Vp[b].coeffs[i] - Vm[b].coeffs[i]) / (2 * h), A[b].coeffs[i], 1e-7, "A_WB");
+      for (int i = 0; i < 6; ++i) tu_assert_close((Vp[b].coeffs[i] - Vm[b].coeffs[i]) / (2 * h), A[b].coeffs[i], 1e-7, "A_WB");
 
     /* Restore the state; J_WFp·v = V_WFp for random frames and points. */
     assert_int_equal(mbt_context_set_q(f->ctx, q, f->nq), MBT_OK);
@@ -225,7 +191,7 @@ static void test_velocity_acceleration(void** state) {
       for (int r = 0; r < 6; ++r) {
         double s = 0;
         for (int c = 0; c < f->nv; ++c) s += J[r * f->nv + c] * v[c];
-        check_close(s, V_WFp.coeffs[r], 1e-13, "J_WFp·v");
+        tu_assert_close(s, V_WFp.coeffs[r], 1e-13, "J_WFp·v");
       }
       /* Frame velocity against the frame's pose derivative. */
       mbt_transform Xfp, Xfm;
@@ -233,7 +199,7 @@ static void test_velocity_acceleration(void** state) {
       assert_int_equal(mbt_calc_relative_transform(T, f->ctx, 0, F, &Xfp), MBT_OK);
       poses_at(f, q, qdot, -h, Xm);
       assert_int_equal(mbt_calc_relative_transform(T, f->ctx, 0, F, &Xfm), MBT_OK);
-      for (int i = 0; i < 3; ++i) check_close((Xfp.p.v[i] - Xfm.p.v[i]) / (2 * h), V_WF.v.v[i], 1e-7, "v_WFo");
+      for (int i = 0; i < 3; ++i) tu_assert_close((Xfp.p.v[i] - Xfm.p.v[i]) / (2 * h), V_WF.v.v[i], 1e-7, "v_WFo");
       assert_int_equal(mbt_context_set_q(f->ctx, q, f->nq), MBT_OK);
     }
   }
@@ -242,7 +208,7 @@ static void test_velocity_acceleration(void** state) {
 /* Center of mass: velocity = d/dt position; momentum: l = m_total·v_Scm, h shifts as
  * h_P = h_Q + p_PQ × l, and about Scm equals Σ (I_Bcm·w_B + m_B·p_ScmBcm × v_Bcm). */
 static void test_com_momentum(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   tu_rand_state(T, f->ctx);
   mbt_real q[64], v[64], qdot[64];
@@ -262,8 +228,8 @@ static void test_com_momentum(void** state) {
     mt += M->mass;
     s = mbt_vec3_axpy(s, M->mass, mbt_transform_apply(&X, M->p_PScm_E));
   }
-  check_close(mt, mbt_tree_total_mass(T), 1e-14, "total mass");
-  for (int i = 0; i < 3; ++i) check_close(p.v[i], s.v[i] / mt, 1e-14, "p_WScm");
+  tu_assert_close(mt, mbt_tree_total_mass(T), 1e-14, "total mass");
+  for (int i = 0; i < 3; ++i) tu_assert_close(p.v[i], s.v[i] / mt, 1e-14, "p_WScm");
   const double h = 1e-5;
   mbt_real qs[64];
   for (int i = 0; i < f->nq; ++i) qs[i] = q[i] + h * qdot[i];
@@ -273,7 +239,7 @@ static void test_com_momentum(void** state) {
   mbt_context_set_q(f->ctx, qs, f->nq);
   mbt_calc_center_of_mass_position(T, f->ctx, &pm);
   mbt_context_set_q(f->ctx, q, f->nq);
-  for (int i = 0; i < 3; ++i) check_close((pp.v[i] - pm.v[i]) / (2 * h), vcm.v[i], 1e-8, "v_WScm");
+  for (int i = 0; i < 3; ++i) tu_assert_close((pp.v[i] - pm.v[i]) / (2 * h), vcm.v[i], 1e-8, "v_WScm");
 
   mbt_spatial_momentum L0, Lc;
   const mbt_vec3 P = tu_rand_vec3(2);
@@ -287,12 +253,8 @@ static void test_com_momentum(void** state) {
     mbt_context_body_spatial_velocity_in_world(T, f->ctx, b, &V);
     const mbt_spatial_inertia* M = mbt_tree_body_spatial_inertia(T, b);
     /* I_Bcm in B, by the parallel-axis theorem, then in W. */
-    const mbt_unit_inertia* G = &M->G_SP_E;
     const mbt_vec3 c = M->p_PScm_E;
-    const double c2 = mbt_vec3_dot(c, c);
-    mbt_mat3 I = {{{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}}};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) I.m[i][j] = M->mass * (I.m[i][j] - ((i == j) * c2 - c.v[i] * c.v[j]));
+    const mbt_mat3 I = tu_inertia_about_com(M);
     const mbt_vec3 wB = mbt_mat3_tmul_vec(&X.R, V.w);
     const mbt_vec3 hB = mbt_mat3_mul_vec(&I, wB);
     const mbt_vec3 p_BoBcm_W = mbt_mat3_mul_vec(&X.R, c);
@@ -301,17 +263,17 @@ static void test_com_momentum(void** state) {
     hc = mbt_vec3_add(hc, mbt_vec3_add(mbt_mat3_mul_vec(&X.R, hB), mbt_vec3_scale(mbt_vec3_cross(p_ScmBcm, v_cm), M->mass)));
   }
   for (int i = 0; i < 3; ++i) {
-    check_close(Lc.l.v[i], mt * vcm.v[i], 1e-13, "l = m·v_Scm");
-    check_close(L0.l.v[i], Lc.l.v[i], 1e-13, "l independent of the point");
-    check_close(Lc.h.v[i], hc.v[i], 1e-13, "h about Scm");
+    tu_assert_close(Lc.l.v[i], mt * vcm.v[i], 1e-13, "l = m·v_Scm");
+    tu_assert_close(L0.l.v[i], Lc.l.v[i], 1e-13, "l independent of the point");
+    tu_assert_close(Lc.h.v[i], hc.v[i], 1e-13, "h about Scm");
   }
   const mbt_vec3 h_shift = mbt_vec3_add(Lc.h, mbt_vec3_cross(mbt_vec3_sub(p, P), Lc.l));
-  for (int i = 0; i < 3; ++i) check_close(L0.h.v[i], h_shift.v[i], 1e-13, "h_P = h_Scm + p_PScm × l");
+  for (int i = 0; i < 3; ++i) tu_assert_close(L0.h.v[i], h_shift.v[i], 1e-13, "h_P = h_Scm + p_PScm × l");
 }
 
 /* Gimbal lock: the whole-tree v → q̇ map reports MBT_ERR_SINGULAR and leaves q̇ unchanged. */
 static void test_map_singular(void** state) {
-  fx* f = *state;
+  tu_fixture* f = *state;
   const mbt_tree* T = f->tree;
   tu_rand_state(T, f->ctx);
   for (int m = 0; m < mbt_tree_num_mobilizers(T); ++m)
@@ -335,5 +297,5 @@ int main(void) {
       cmocka_unit_test(test_com_momentum),
       cmocka_unit_test(test_map_singular),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
 }

@@ -2,13 +2,7 @@
  * CalcMassMatrixViaInverseDynamics: symmetric, positive definite, equal to each other to
  * 1e-12 relative, ½·vᵀ·M·v = kinetic energy, zero where two bodies share no path to the world;
  * and the gravity generalized forces equal Σ J_WBcmᵀ·m·g. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include "algo_test_util.h"
+#include "support/test_util.h"
 
 #define NMAX 64
 
@@ -120,19 +114,12 @@ static void test_shipped_models(void** s) {
   for (int k = 0; k < TU_NUM_MODELS; ++k) check_tree(tu_load_model(tu_models[k]));
 }
 
-/* A long serial chain of revolute joints (depth 30) and a star (30 children of the world). */
+/* A long serial chain of revolute and prismatic joints (depth 30) and a star (30 children of the world). */
 static void test_chain_and_star(void** s) {
   (void)s;
   tu_seed(23);
   mbt_tree* chain = mbt_tree_create();
-  int parent = 0;
-  for (int i = 0; i < 30; ++i) {
-    char name[16];
-    snprintf(name, sizeof name, "l%d", i);
-    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 3 == 1 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
-                                        i % 2 == 0);
-    assert_true(parent > 0);
-  }
+  tu_add_chain(chain, "l", 30, true);
   assert_int_equal(mbt_tree_finalize(chain), MBT_OK);
   check_tree(chain);
   mbt_tree* star = mbt_tree_create();

@@ -1,60 +1,9 @@
 /* Tests of mbt/math.h: 3x3 algebra, rotation conversions (axis-angle, roll-pitch-yaw,
  * quaternions), transforms, the symmetric eigensolver, printing and status strings. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "support/test_util.h"
 
 #include "mbt/math.h"
 #include "mbt/status.h"
-
-#define PI 3.14159265358979323846
-
-/* |a − b| <= tol in double precision (cmocka 1.1's assert_float_equal rounds to float). */
-#define assert_near(a, b, tol)                                                                   \
-  do {                                                                                           \
-    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
-    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
-  } while (0)
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-/* Uniform in [lo, hi) from xorshift64*. */
-static double uniform(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  const uint64_t r = rng_state * 2685821657736338717ull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
-static mbt_vec3 random_vec3(double s) {
-  return mbt_vec3_make(uniform(-s, s), uniform(-s, s), uniform(-s, s));
-}
-static mbt_quat random_unit_quat(void) {
-  mbt_quat q = mbt_quat_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
-  assert_int_equal(mbt_quat_normalize(&q), MBT_OK);
-  return q;
-}
-static void assert_mat3_near(const mbt_mat3* A, const mbt_mat3* B, double tol) {
-  if (!mbt_mat3_is_near(A, B, tol)) {
-    char a[256], b[256];
-    mbt_mat3_to_string(a, sizeof a, A);
-    mbt_mat3_to_string(b, sizeof b, B);
-    fail_msg("%s\n  != %s (tol %g)", a, b, tol);
-  }
-}
-static void assert_vec3_near(mbt_vec3 a, mbt_vec3 b, double tol) {
-  if (!mbt_vec3_is_near(a, b, tol)) {
-    char sa[96], sb[96];
-    mbt_vec3_to_string(sa, sizeof sa, a);
-    mbt_vec3_to_string(sb, sizeof sb, b);
-    fail_msg("%s != %s (tol %g)", sa, sb, tol);
-  }
-}
 
 static void test_mat3_algebra(void** state) {
   (void)state;
@@ -79,7 +28,7 @@ static void test_mat3_algebra(void** state) {
   const mbt_vec3 a = mbt_vec3_make(1, 2, 3), b = mbt_vec3_make(-1, 0, 2),
                  c = mbt_vec3_make(4, 5, 6);
   const mbt_mat3 O = mbt_mat3_outer(a, b);
-  assert_vec3_near(mbt_mat3_mul_vec(&O, c), mbt_vec3_scale(a, mbt_vec3_dot(b, c)), 1e-14);
+  tu_assert_vec3_near(mbt_mat3_mul_vec(&O, c), mbt_vec3_scale(a, mbt_vec3_dot(b, c)), 1e-14);
 }
 
 static void test_tolerance_comparisons(void** state) {
@@ -109,23 +58,23 @@ static void test_elementary_rotations_and_axis_angle(void** state) {
   const mbt_mat3 Ax = mbt_rotation_from_axis_angle(mbt_vec3_make(1, 0, 0), th);
   const mbt_mat3 Ay = mbt_rotation_from_axis_angle(mbt_vec3_make(0, 1, 0), th);
   const mbt_mat3 Az = mbt_rotation_from_axis_angle(mbt_vec3_make(0, 0, 1), th);
-  assert_mat3_near(&Rx, &Ax, 1e-15);
-  assert_mat3_near(&Ry, &Ay, 1e-15);
-  assert_mat3_near(&Rz, &Az, 1e-15);
+  tu_assert_mat3_near(&Rx, &Ax, 1e-15);
+  tu_assert_mat3_near(&Ry, &Ay, 1e-15);
+  tu_assert_mat3_near(&Rz, &Az, 1e-15);
   /* Rz(90°) takes x to y (right-handed, active rotation). */
-  const mbt_mat3 R90 = mbt_rotation_z(PI / 2);
-  assert_vec3_near(mbt_mat3_mul_vec(&R90, mbt_vec3_make(1, 0, 0)), mbt_vec3_make(0, 1, 0), 1e-15);
+  const mbt_mat3 R90 = mbt_rotation_z(TU_PI / 2);
+  tu_assert_vec3_near(mbt_mat3_mul_vec(&R90, mbt_vec3_make(1, 0, 0)), mbt_vec3_make(0, 1, 0), 1e-15);
   for (int i = 0; i < 200; ++i) {
-    mbt_vec3 k = random_vec3(1);
+    mbt_vec3 k = tu_rand_vec3(1);
     k = mbt_vec3_scale(k, 1 / mbt_vec3_norm(k));
-    const double angle = uniform(-PI, PI);
+    const double angle = tu_uniform(-TU_PI, TU_PI);
     const mbt_mat3 R = mbt_rotation_from_axis_angle(k, angle);
     assert_true(mbt_rotation_is_valid(&R, 1e-14));
-    assert_vec3_near(mbt_mat3_mul_vec(&R, k), k, 1e-14);        /* the axis is fixed */
+    tu_assert_vec3_near(mbt_mat3_mul_vec(&R, k), k, 1e-14);        /* the axis is fixed */
     assert_near(mbt_mat3_trace(&R), 1 + 2 * cos(angle), 1e-14); /* tr R = 1 + 2cosθ */
     const mbt_mat3 Rinv = mbt_rotation_from_axis_angle(k, -angle), I = mbt_mat3_identity();
     const mbt_mat3 P = mbt_mat3_mul(&R, &Rinv);
-    assert_mat3_near(&P, &I, 1e-14);
+    tu_assert_mat3_near(&P, &I, 1e-14);
   }
 }
 
@@ -147,26 +96,26 @@ static void test_rpy_round_trip(void** state) {
   (void)state;
   for (int i = 0; i < 1000; ++i) {
     const mbt_vec3 rpy =
-        mbt_vec3_make(uniform(-PI, PI), uniform(-PI / 2, PI / 2), uniform(-PI, PI));
+        mbt_vec3_make(tu_uniform(-TU_PI, TU_PI), tu_uniform(-TU_PI / 2, TU_PI / 2), tu_uniform(-TU_PI, TU_PI));
     const mbt_mat3 R = mbt_rotation_from_rpy(rpy);
     /* SpaceXYZ: R = Rz(yaw)·Ry(pitch)·Rx(roll) */
     const mbt_mat3 Rz = mbt_rotation_z(rpy.v[2]), Ry = mbt_rotation_y(rpy.v[1]),
                    Rx = mbt_rotation_x(rpy.v[0]);
     const mbt_mat3 RyRx = mbt_mat3_mul(&Ry, &Rx), Rzyx = mbt_mat3_mul(&Rz, &RyRx);
-    assert_mat3_near(&R, &Rzyx, 1e-15);
+    tu_assert_mat3_near(&R, &Rzyx, 1e-15);
     assert_true(mbt_rotation_is_valid(&R, 1e-14));
-    assert_vec3_near(mbt_rotation_to_rpy(&R), rpy, 4e-15 / cos(rpy.v[1]) + 1e-14);
+    tu_assert_vec3_near(mbt_rotation_to_rpy(&R), rpy, 4e-15 / cos(rpy.v[1]) + 1e-14);
     const mbt_vec3 back = mbt_rotation_to_rpy(&R);
     const mbt_mat3 R2 = mbt_rotation_from_rpy(back);
-    assert_mat3_near(&R2, &R, 4e-16 * 8);
+    tu_assert_mat3_near(&R2, &R, 4e-16 * 8);
   }
   /* A rotation from a random quaternion: to_rpy lands in the documented ranges. */
   for (int i = 0; i < 1000; ++i) {
-    const mbt_mat3 R = mbt_rotation_from_quat(random_unit_quat());
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
     const mbt_vec3 rpy = mbt_rotation_to_rpy(&R);
-    assert_true(fabs(rpy.v[0]) <= PI && fabs(rpy.v[1]) <= PI / 2 && fabs(rpy.v[2]) <= PI);
+    assert_true(fabs(rpy.v[0]) <= TU_PI && fabs(rpy.v[1]) <= TU_PI / 2 && fabs(rpy.v[2]) <= TU_PI);
     const mbt_mat3 R2 = mbt_rotation_from_rpy(rpy);
-    assert_mat3_near(&R2, &R, 4e-15);
+    tu_assert_mat3_near(&R2, &R, 4e-15);
   }
 }
 
@@ -175,30 +124,30 @@ static void test_rpy_gimbal_lock(void** state) {
   for (int sign = -1; sign <= 1; sign += 2) {
     for (int i = 0; i < 200; ++i) {
       /* exactly at the lock, and within 1e-9 rad of it */
-      const double pitch = sign * (PI / 2 - (i % 2 ? 1e-9 : 0));
-      const mbt_vec3 rpy = mbt_vec3_make(uniform(-PI, PI), pitch, uniform(-PI, PI));
+      const double pitch = sign * (TU_PI / 2 - (i % 2 ? 1e-9 : 0));
+      const mbt_vec3 rpy = mbt_vec3_make(tu_uniform(-TU_PI, TU_PI), pitch, tu_uniform(-TU_PI, TU_PI));
       const mbt_mat3 R = mbt_rotation_from_rpy(rpy);
       const mbt_vec3 out = mbt_rotation_to_rpy(&R);
       assert_near(out.v[1], pitch, 2e-8);
       const mbt_mat3 R2 = mbt_rotation_from_rpy(out);
-      assert_mat3_near(&R2, &R, 4e-15);
+      tu_assert_mat3_near(&R2, &R, 4e-15);
       /* only roll − yaw (pitch = +π/2) or roll + yaw (pitch = −π/2) is defined there */
       if (i % 2 == 0) {
         const double comb_in = rpy.v[0] - sign * rpy.v[2], comb_out = out.v[0] - sign * out.v[2];
-        assert_near(remainder(comb_in - comb_out, 2 * PI), 0, 1e-12);
+        assert_near(remainder(comb_in - comb_out, 2 * TU_PI), 0, 1e-12);
       }
     }
   }
   /* The exact matrix Ry(π/2) (cos π/2 is not exactly 0 in floating point, so build it). */
   const mbt_mat3 Ry90 = {{{0, 0, 1}, {0, 1, 0}, {-1, 0, 0}}};
   const mbt_vec3 rpy = mbt_rotation_to_rpy(&Ry90);
-  assert_vec3_near(rpy, mbt_vec3_make(0, PI / 2, 0), 1e-15);
+  tu_assert_vec3_near(rpy, mbt_vec3_make(0, TU_PI / 2, 0), 1e-15);
 }
 
 static void test_quaternion_round_trip(void** state) {
   (void)state;
   for (int i = 0; i < 1000; ++i) {
-    mbt_quat q = random_unit_quat();
+    mbt_quat q = tu_rand_unit_quat();
     if (q.w < 0) q = mbt_quat_make(-q.w, -q.x, -q.y, -q.z);
     const mbt_mat3 R = mbt_rotation_from_quat(q);
     assert_true(mbt_rotation_is_valid(&R, 1e-14));
@@ -209,18 +158,18 @@ static void test_quaternion_round_trip(void** state) {
     assert_near(q2.y, q.y, 1e-14);
     assert_near(q2.z, q.z, 1e-14);
     const mbt_mat3 R2 = mbt_rotation_from_quat(q2);
-    assert_mat3_near(&R2, &R, 1e-15 * 4);
+    tu_assert_mat3_near(&R2, &R, 1e-15 * 4);
   }
   /* Each of Shepperd's four branches: half-turns about x, y, z (trace −1) and identity. */
   const mbt_vec3 axes[3] = {{{1, 0, 0}}, {{0, 1, 0}}, {{0, 0, 1}}};
   for (int k = 0; k < 3; ++k) {
-    const mbt_mat3 R = mbt_rotation_from_axis_angle(axes[k], PI);
+    const mbt_mat3 R = mbt_rotation_from_axis_angle(axes[k], TU_PI);
     const mbt_quat q = mbt_quat_from_rotation(&R);
     const double e[3] = {q.x, q.y, q.z};
     assert_near(q.w, 0, 1e-15);
     assert_near(fabs(e[k]), 1, 1e-15);
     const mbt_mat3 R2 = mbt_rotation_from_quat(q);
-    assert_mat3_near(&R2, &R, 1e-15);
+    tu_assert_mat3_near(&R2, &R, 1e-15);
   }
   const mbt_mat3 I = mbt_mat3_identity();
   const mbt_quat qi = mbt_quat_from_rotation(&I);
@@ -229,24 +178,24 @@ static void test_quaternion_round_trip(void** state) {
   const mbt_mat3 R = mbt_rotation_from_rpy(mbt_vec3_make(2.9, 0.1, -0.2));
   const mbt_quat q = mbt_quat_from_rotation(&R);
   const mbt_mat3 R2 = mbt_rotation_from_quat(q);
-  assert_mat3_near(&R2, &R, 1e-15 * 4);
+  tu_assert_mat3_near(&R2, &R, 1e-15 * 4);
 }
 
 static void test_quaternion_product_is_rotation_product(void** state) {
   (void)state;
   for (int i = 0; i < 500; ++i) {
-    const mbt_quat q_AB = random_unit_quat(), q_BC = random_unit_quat();
+    const mbt_quat q_AB = tu_rand_unit_quat(), q_BC = tu_rand_unit_quat();
     const mbt_mat3 R_AB = mbt_rotation_from_quat(q_AB), R_BC = mbt_rotation_from_quat(q_BC);
     const mbt_mat3 R_AC = mbt_mat3_mul(&R_AB, &R_BC);
     const mbt_mat3 R_AC_q = mbt_rotation_from_quat(mbt_quat_multiply(q_AB, q_BC));
-    assert_mat3_near(&R_AC_q, &R_AC, 1e-14);
+    tu_assert_mat3_near(&R_AC_q, &R_AC, 1e-14);
     /* q ⊗ q* = identity and R(q*) = R(q)ᵀ */
     const mbt_quat e = mbt_quat_multiply(q_AB, mbt_quat_conjugate(q_AB));
     assert_near(e.w, 1, 1e-15);
     assert_near(fabs(e.x) + fabs(e.y) + fabs(e.z), 0, 1e-15);
     const mbt_mat3 R_BA = mbt_rotation_from_quat(mbt_quat_conjugate(q_AB)),
                    Rt = mbt_mat3_transpose(&R_AB);
-    assert_mat3_near(&R_BA, &Rt, 1e-15);
+    tu_assert_mat3_near(&R_BA, &Rt, 1e-15);
   }
   /* q_z(90°) ⊗ q_x(90°) in closed form: [1/2, 1/2, 1/2, 1/2]. */
   const double h = sqrt(0.5);
@@ -282,8 +231,8 @@ static void test_quaternion_normalize(void** state) {
 static void test_transforms(void** state) {
   (void)state;
   for (int i = 0; i < 200; ++i) {
-    const mbt_mat3 R_AB = mbt_rotation_from_quat(random_unit_quat());
-    const mbt_transform X_AB = mbt_transform_make(&R_AB, random_vec3(3));
+    const mbt_mat3 R_AB = mbt_rotation_from_quat(tu_rand_unit_quat());
+    const mbt_transform X_AB = mbt_transform_make(&R_AB, tu_rand_vec3(3));
     const mbt_transform X_BA = mbt_transform_inverse(&X_AB);
     const mbt_transform I1 = mbt_transform_compose(&X_AB, &X_BA),
                         I2 = mbt_transform_compose(&X_BA, &X_AB);
@@ -291,28 +240,28 @@ static void test_transforms(void** state) {
     assert_true(mbt_transform_is_near(&I1, &I, 1e-14));
     assert_true(mbt_transform_is_near(&I2, &I, 1e-14));
     /* p_AoQ_A = X_AB·p_BoQ_B and back */
-    const mbt_vec3 p_BoQ_B = random_vec3(2);
+    const mbt_vec3 p_BoQ_B = tu_rand_vec3(2);
     const mbt_vec3 p_AoQ_A = mbt_transform_apply(&X_AB, p_BoQ_B);
-    assert_vec3_near(mbt_transform_apply(&X_BA, p_AoQ_A), p_BoQ_B, 1e-14);
+    tu_assert_vec3_near(mbt_transform_apply(&X_BA, p_AoQ_A), p_BoQ_B, 1e-14);
     /* rotate: the difference of two points transforms by R only */
-    const mbt_vec3 p2 = random_vec3(2);
-    assert_vec3_near(mbt_transform_rotate(&X_AB, mbt_vec3_sub(p2, p_BoQ_B)),
-                     mbt_vec3_sub(mbt_transform_apply(&X_AB, p2), p_AoQ_A), 1e-14);
+    const mbt_vec3 p2 = tu_rand_vec3(2);
+    tu_assert_vec3_near(mbt_transform_rotate(&X_AB, mbt_vec3_sub(p2, p_BoQ_B)),
+                        mbt_vec3_sub(mbt_transform_apply(&X_AB, p2), p_AoQ_A), 1e-14);
     /* associativity of compose */
-    const mbt_mat3 R_BC = mbt_rotation_from_quat(random_unit_quat());
-    const mbt_transform X_BC = mbt_transform_make(&R_BC, random_vec3(1));
+    const mbt_mat3 R_BC = mbt_rotation_from_quat(tu_rand_unit_quat());
+    const mbt_transform X_BC = mbt_transform_make(&R_BC, tu_rand_vec3(1));
     const mbt_transform X_AC = mbt_transform_compose(&X_AB, &X_BC);
-    const mbt_vec3 p_CoQ_C = random_vec3(1);
-    assert_vec3_near(mbt_transform_apply(&X_AC, p_CoQ_C),
-                     mbt_transform_apply(&X_AB, mbt_transform_apply(&X_BC, p_CoQ_C)), 1e-14);
+    const mbt_vec3 p_CoQ_C = tu_rand_vec3(1);
+    tu_assert_vec3_near(mbt_transform_apply(&X_AC, p_CoQ_C),
+                        mbt_transform_apply(&X_AB, mbt_transform_apply(&X_BC, p_CoQ_C)), 1e-14);
   }
 }
 
 static void test_symmetric_eigen(void** state) {
   (void)state;
   for (int i = 0; i < 300; ++i) {
-    const mbt_mat3 R = mbt_rotation_from_quat(random_unit_quat());
-    double l[3] = {uniform(-2, 3), uniform(-2, 3), uniform(-2, 3)};
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
+    double l[3] = {tu_uniform(-2, 3), tu_uniform(-2, 3), tu_uniform(-2, 3)};
     if (i % 3 == 0) l[1] = l[0];        /* a repeated eigenvalue */
     if (i % 7 == 0) l[2] = l[1] = l[0]; /* all equal */
     const mbt_mat3 D = {{{l[0], 0, 0}, {0, l[1], 0}, {0, 0, l[2]}}};
@@ -327,24 +276,24 @@ static void test_symmetric_eigen(void** state) {
           l[a] = l[b];
           l[b] = t;
         }
-    assert_vec3_near(lam, mbt_vec3_make(l[0], l[1], l[2]), 1e-13);
+    tu_assert_vec3_near(lam, mbt_vec3_make(l[0], l[1], l[2]), 1e-13);
     assert_true(lam.v[0] <= lam.v[1] && lam.v[1] <= lam.v[2]);
     assert_true(mbt_rotation_is_valid(&V, 1e-13));
     const mbt_mat3 L = {{{lam.v[0], 0, 0}, {0, lam.v[1], 0}, {0, 0, lam.v[2]}}};
     const mbt_mat3 VL = mbt_mat3_mul(&V, &L), S2 = mbt_mat3_mul_t(&VL, &V);
-    assert_mat3_near(&S2, &S, 1e-13);
+    tu_assert_mat3_near(&S2, &S, 1e-13);
   }
   const mbt_mat3 Z = mbt_mat3_zero();
   mbt_vec3 lam;
   mbt_mat3 V;
   mbt_mat3_symmetric_eigen(&Z, &lam, &V);
-  assert_vec3_near(lam, mbt_vec3_zero(), 0);
+  tu_assert_vec3_near(lam, mbt_vec3_zero(), 0);
   const mbt_mat3 I = mbt_mat3_identity();
-  assert_mat3_near(&V, &I, 0);
+  tu_assert_mat3_near(&V, &I, 0);
   /* closed form: [[2, 1], [1, 2]] ⊕ [5] has eigenvalues 1, 3, 5 */
   const mbt_mat3 S = {{{2, 1, 0}, {1, 2, 0}, {0, 0, 5}}};
   mbt_mat3_symmetric_eigen(&S, &lam, &V);
-  assert_vec3_near(lam, mbt_vec3_make(1, 3, 5), 1e-15);
+  tu_assert_vec3_near(lam, mbt_vec3_make(1, 3, 5), 1e-15);
   assert_near(fabs(V.m[0][0]), sqrt(0.5), 1e-15);
   assert_near(V.m[0][0], -V.m[1][0], 1e-15); /* eigenvector of 1 is ∝ [1, −1, 0] */
 }

@@ -3,13 +3,7 @@
  *   H_FM column k = V_FM(e_k); power (H_FMᵀ·F)·v = F·(H_FM·v); N⁺(q)·N(q)·v = v;
  *   V_FM = d/dt X_FM along q̇ = N(q)·v; [Hw_i]ₓ·R_FM = ∂R_FM/∂q·N(q)·e_i, Hv_i = ∂p_FM/∂q·N(q)·e_i;
  *   A_FM = d/dt V_FM along (q̇, v̇); and each type's convention for X_FM. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include "algo_test_util.h"
+#include "support/test_util.h"
 
 typedef struct {
   mbt_tree* tree;
@@ -74,13 +68,6 @@ static void diff_X(const fixture* f, const mbt_real* q, const mbt_real* dq, doub
   *pdot = mbt_vec3_scale(mbt_vec3_sub(Xp.p, Xm.p), 1 / (2 * h));
 }
 
-static void check_vec(mbt_vec3 a, mbt_vec3 b, double tol) {
-  for (int i = 0; i < 3; ++i) {
-    if (fabs(a.v[i] - b.v[i]) > tol)
-      fail_msg("component %d: %.17g vs %.17g (tol %g)", i, a.v[i], b.v[i], tol);
-  }
-}
-
 static void check_identities(mbt_mobilizer_type type) {
   tu_seed(1000 + (uint64_t)type);
   fixture f = make(type);
@@ -125,8 +112,8 @@ static void check_identities(mbt_mobilizer_type type) {
     const double h = 1e-5;
     mbt_vec3 w_fd, p_fd;
     diff_X(&f, q, qdot, h, &w_fd, &p_fd);
-    check_vec(w_fd, V.w, 1e-8);
-    check_vec(p_fd, V.v, 1e-8);
+    tu_assert_vec3_near(w_fd, V.w, 1e-8);
+    tu_assert_vec3_near(p_fd, V.v, 1e-8);
 
     /* Columns: [Hw_k]ₓ·R_FM = ∂R_FM/∂q·N(q)·e_k and Hv_k = ∂p_FM/∂q·N(q)·e_k. */
     for (int k = 0; k < f.nv; ++k) {
@@ -134,8 +121,8 @@ static void check_identities(mbt_mobilizer_type type) {
       e[k] = 1;
       mbt_mobilizer_map_velocity_to_qdot(T, f.mob, q, e, Ne);
       diff_X(&f, q, Ne, h, &w_fd, &p_fd);
-      check_vec(w_fd, H[k].w, 1e-8);
-      check_vec(p_fd, H[k].v, 1e-8);
+      tu_assert_vec3_near(w_fd, H[k].w, 1e-8);
+      tu_assert_vec3_near(p_fd, H[k].v, 1e-8);
     }
 
     /* A_FM = d/dt V_FM along q(t) = q + t·N(q)·v, v(t) = v + t·v̇ (the O(t²) term of q(t)
@@ -198,11 +185,6 @@ static mbt_mat3 rot(int axis, double t) {
   R.m[i][i] = c; R.m[i][j] = -s; R.m[j][i] = s; R.m[j][j] = c;
   return R;
 }
-static void check_mat(const mbt_mat3* A, const mbt_mat3* B, double tol) {
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      if (fabs(A->m[i][j] - B->m[i][j]) > tol) fail_msg("R[%d][%d]: %.17g vs %.17g", i, j, A->m[i][j], B->m[i][j]);
-}
 
 /* Each type's X_FM(q) against its definition (tree.h), built from elementary rotations. */
 static void test_conventions(void** s) {
@@ -214,12 +196,13 @@ static void test_conventions(void** s) {
     mbt_real q[1] = {t};
     mbt_transform X = X_at(&f, q);
     /* R·â = â; R rotates a vector u ⟂ â by t: R·u = cos t·u + sin t·(â × u). */
-    check_vec(mbt_mat3_mul_vec(&X.R, f.axis), f.axis, 1e-15);
+    tu_assert_vec3_near(mbt_mat3_mul_vec(&X.R, f.axis), f.axis, 1e-15);
     mbt_vec3 u = mbt_vec3_cross(f.axis, tu_rand_unit());
     u = mbt_vec3_scale(u, 1 / mbt_vec3_norm(u));
-    check_vec(mbt_mat3_mul_vec(&X.R, u),
-              mbt_vec3_add(mbt_vec3_scale(u, cos(t)), mbt_vec3_scale(mbt_vec3_cross(f.axis, u), sin(t))), 1e-15);
-    check_vec(X.p, mbt_vec3_zero(), 0);
+    tu_assert_vec3_near(mbt_mat3_mul_vec(&X.R, u),
+                        mbt_vec3_add(mbt_vec3_scale(u, cos(t)), mbt_vec3_scale(mbt_vec3_cross(f.axis, u), sin(t))),
+                        1e-15);
+    tu_assert_vec3_near(X.p, mbt_vec3_zero(), 0);
     mbt_tree_destroy(f.tree);
   }
   {
@@ -227,20 +210,20 @@ static void test_conventions(void** s) {
     mbt_real q[1] = {t};
     mbt_transform X = X_at(&f, q);
     const mbt_mat3 I = mbt_mat3_identity();
-    check_mat(&X.R, &I, 0);
-    check_vec(X.p, mbt_vec3_scale(f.axis, t), 1e-15);
+    tu_assert_mat3_near(&X.R, &I, 0);
+    tu_assert_vec3_near(X.p, mbt_vec3_scale(f.axis, t), 1e-15);
     mbt_tree_destroy(f.tree);
   }
   {
     fixture f = make(MBT_MOBILIZER_SCREW);
     mbt_real q[1] = {t};
     mbt_transform X = X_at(&f, q);
-    check_vec(mbt_mat3_mul_vec(&X.R, f.axis), f.axis, 1e-15);
-    check_vec(X.p, mbt_vec3_scale(f.axis, f.pitch * t / (2 * TU_PI)), 1e-15);
+    tu_assert_vec3_near(mbt_mat3_mul_vec(&X.R, f.axis), f.axis, 1e-15);
+    tu_assert_vec3_near(X.p, mbt_vec3_scale(f.axis, f.pitch * t / (2 * TU_PI)), 1e-15);
     /* One revolution advances by the pitch. */
     q[0] = 2 * TU_PI;
     X = X_at(&f, q);
-    check_vec(X.p, mbt_vec3_scale(f.axis, f.pitch), 1e-15);
+    tu_assert_vec3_near(X.p, mbt_vec3_scale(f.axis, f.pitch), 1e-15);
     mbt_tree_destroy(f.tree);
   }
   {
@@ -248,7 +231,7 @@ static void test_conventions(void** s) {
     mbt_real q[2] = {t, t1};
     mbt_transform X = X_at(&f, q);
     const mbt_mat3 Rx = rot(0, t), Ry = rot(1, t1), R = mbt_mat3_mul(&Rx, &Ry);
-    check_mat(&X.R, &R, 1e-15);
+    tu_assert_mat3_near(&X.R, &R, 1e-15);
     mbt_tree_destroy(f.tree);
   }
   {
@@ -256,8 +239,8 @@ static void test_conventions(void** s) {
     mbt_real q[3] = {t, t1, t2};
     mbt_transform X = X_at(&f, q);
     const mbt_mat3 Rz = rot(2, t2);
-    check_mat(&X.R, &Rz, 1e-15);
-    check_vec(X.p, mbt_vec3_make(t, t1, 0), 0);
+    tu_assert_mat3_near(&X.R, &Rz, 1e-15);
+    tu_assert_vec3_near(X.p, mbt_vec3_make(t, t1, 0), 0);
     mbt_tree_destroy(f.tree);
   }
   {
@@ -266,7 +249,7 @@ static void test_conventions(void** s) {
     mbt_transform X = X_at(&f, q);
     const mbt_mat3 Rz = rot(2, t2), Ry = rot(1, t1), Rx = rot(0, t);
     const mbt_mat3 Rzy = mbt_mat3_mul(&Rz, &Ry), R = mbt_mat3_mul(&Rzy, &Rx);
-    check_mat(&X.R, &R, 1e-15);
+    tu_assert_mat3_near(&X.R, &R, 1e-15);
     mbt_tree_destroy(f.tree);
   }
   {
@@ -277,12 +260,13 @@ static void test_conventions(void** s) {
     mbt_real q[7] = {3 * cos(t / 2), 3 * sin(t / 2) * n.v[0], 3 * sin(t / 2) * n.v[1], 3 * sin(t / 2) * n.v[2],
                      0.1, -0.2, 0.3};
     mbt_transform X = X_at(&f, q);
-    check_vec(mbt_mat3_mul_vec(&X.R, n), n, 1e-15);
+    tu_assert_vec3_near(mbt_mat3_mul_vec(&X.R, n), n, 1e-15);
     mbt_vec3 u = mbt_vec3_cross(n, tu_rand_unit());
     u = mbt_vec3_scale(u, 1 / mbt_vec3_norm(u));
-    check_vec(mbt_mat3_mul_vec(&X.R, u),
-              mbt_vec3_add(mbt_vec3_scale(u, cos(t)), mbt_vec3_scale(mbt_vec3_cross(n, u), sin(t))), 1e-15);
-    check_vec(X.p, mbt_vec3_make(0.1, -0.2, 0.3), 0);
+    tu_assert_vec3_near(mbt_mat3_mul_vec(&X.R, u),
+                        mbt_vec3_add(mbt_vec3_scale(u, cos(t)), mbt_vec3_scale(mbt_vec3_cross(n, u), sin(t))),
+                        1e-15);
+    tu_assert_vec3_near(X.p, mbt_vec3_make(0.1, -0.2, 0.3), 0);
     mbt_tree_destroy(f.tree);
   }
 }
@@ -318,8 +302,8 @@ static void test_space_xyz_gimbal_lock(void** s) {
   assert_int_equal(mbt_mobilizer_map_qdot_to_velocity(f.tree, f.mob, q, qdot, w), MBT_OK);
   /* w = ẏ·ẑ + ṗ·Rz(y)·ŷ + ṙ·Rz(y)·Ry(p)·x̂, with Ry(π/2)·x̂ = −ẑ. */
   const double cy = cos(q[2]), sy = sin(q[2]);
-  check_vec(mbt_vec3_make(w[0], w[1], w[2]),
-            mbt_vec3_make(-sy * qdot[1], cy * qdot[1], qdot[2] - qdot[0]), 1e-15);
+  tu_assert_vec3_near(mbt_vec3_make(w[0], w[1], w[2]),
+                      mbt_vec3_make(-sy * qdot[1], cy * qdot[1], qdot[2] - qdot[0]), 1e-15);
   mbt_mobilizer_map_velocity_to_qdot(f.tree, f.mob, q, w, qd2);
   for (int i = 0; i < 3; ++i) assert_true(isfinite(qd2[i]));
   q[1] = TU_PI / 2 - 1e-4;

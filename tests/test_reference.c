@@ -12,25 +12,11 @@
  * joint name anyway. No conversion is needed: the files are already in mbt's (Drake's)
  * conventions, including the floating base q = [qw qx qy qz x y z], v = [w_WB_W; v_WBo_W].
  * The worst error per model and quantity is printed to stdout. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
 #include "support/reference.h"
+#include "support/test_util.h"
 
-#define REFERENCE_DIR MBT_SOURCE_DIR "/tests/reference"
-#define MODELS_DIR MBT_SOURCE_DIR "/models"
 #define TOL 1e-9
 #define FLOOR 1e-3
-#define MAX_MODELS 32
 
 enum {
   Q_TAU_ID,
@@ -68,46 +54,25 @@ static void record(report* r, int quantity, int state, double err, const char* l
   }
 }
 
-/* max_i |x_i − x_ref_i| / max(‖x_ref‖∞, 1e-3) */
-static double scaled_error(const double* x, const double* x_ref, int n) {
-  double err = 0, norm = 0;
-  for (int i = 0; i < n; ++i) {
-    const double d = fabs(x[i] - x_ref[i]);
-    err = isnan(d) || d > err ? d : err;
-    norm = fmax(norm, fabs(x_ref[i]));
-  }
-  return err / fmax(norm, FLOOR);
-}
-
 static double scaled_scalar_error(double x, double x_ref) { return fabs(x - x_ref) / fmax(fabs(x_ref), FLOOR); }
 
 static void check_model(void** state) {
   const char* label = *state;
   mbt_ref_setup m;
-  if (mbt_ref_setup_load(REFERENCE_DIR, MODELS_DIR, label, &m)) print_error("%s\n", m.error);
-  assert_string_equal(m.error, "");
+  /* Joint damping zeroed (the URDFs of panda and the double pendulums have some) for the
+   * force-element variant. */
+  mbt_context* ctx = mbt_ref_context_create(label, &m);
   const int nq = m.nq, nv = m.nv;
   mbt_tree* tree = m.urdf.tree;
-  mbt_context* ctx = mbt_context_create(tree);
   mbt_multibody_forces* forces = mbt_multibody_forces_create(tree);
-  assert_non_null(ctx);
   assert_non_null(forces);
-  /* The reference has no joint damping: zero it in the context (the URDFs of panda and the
-   * double pendulums have some) for the force-element variant. */
-  for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
-    const int n = mbt_joint_num_velocities(tree, j);
-    const mbt_real zero[MBT_JOINT_MAX_NV] = {0};
-    if (n > 0) assert_int_equal(mbt_joint_set_damping_vector(ctx, j, zero, n), MBT_OK);
-  }
   const size_t vn = (size_t)(nv > 0 ? nv : 1), mn = vn * vn;
-  mbt_real* q = calloc((size_t)(nq > 0 ? nq : 1), sizeof(mbt_real));
-  mbt_real* v = calloc(vn, sizeof(mbt_real));
   mbt_real* vdot = calloc(vn, sizeof(mbt_real));
   mbt_real* tau_g = calloc(vn, sizeof(mbt_real));
   mbt_real* tau = calloc(vn, sizeof(mbt_real));
   mbt_real* M = calloc(mn, sizeof(mbt_real));
   double* x = calloc(mn, sizeof(double));
-  assert_true(q && v && vdot && tau_g && tau && M && x);
+  assert_true(vdot && tau_g && tau && M && x);
 
   report r;
   memset(&r, 0, sizeof r);
@@ -115,19 +80,16 @@ static void check_model(void** state) {
 
   for (int s = 0; s < m.ref.num_states; ++s) {
     const mbt_ref_state* st = &m.ref.states[s];
-    mbt_ref_q_to_mbt(&m, st->q, q);
-    mbt_ref_v_to_mbt(&m, st->v, v);
+    mbt_ref_set_state(&m, st, ctx);
     mbt_ref_v_to_mbt(&m, st->vdot, vdot);
-    assert_int_equal(mbt_context_set_q(ctx, q, nq), MBT_OK);
-    assert_int_equal(mbt_context_set_v(ctx, v, nv), MBT_OK);
 
     /* tau_g, then tau_id = M·vdot + C·v − tau_g (ID with tau_applied = tau_g). */
     assert_int_equal(mbt_calc_gravity_generalized_forces(tree, ctx, tau_g), MBT_OK);
     mbt_ref_v_from_mbt(&m, tau_g, x);
-    record(&r, Q_TAU_G, s, scaled_error(x, st->gravity_generalized_forces, nv), label);
+    record(&r, Q_TAU_G, s, mbt_ref_scaled_error(x, st->gravity_generalized_forces, nv), label);
     assert_int_equal(mbt_calc_inverse_dynamics(tree, ctx, vdot, NULL, tau_g, NULL, NULL, tau), MBT_OK);
     mbt_ref_v_from_mbt(&m, tau, x);
-    record(&r, Q_TAU_ID, s, scaled_error(x, st->tau_id, nv), label);
+    record(&r, Q_TAU_ID, s, mbt_ref_scaled_error(x, st->tau_id, nv), label);
 
     /* The same with the force elements' spatial and generalized forces as applied forces
      * (gravity only: damping is zero). */
@@ -135,18 +97,18 @@ static void check_model(void** state) {
     assert_int_equal(mbt_calc_inverse_dynamics(tree, ctx, vdot, forces->F_BBo_W, forces->tau, NULL, NULL, tau),
                      MBT_OK);
     mbt_ref_v_from_mbt(&m, tau, x);
-    record(&r, Q_TAU_ID_FORCES, s, scaled_error(x, st->tau_id, nv), label);
+    record(&r, Q_TAU_ID_FORCES, s, mbt_ref_scaled_error(x, st->tau_id, nv), label);
 
     assert_int_equal(mbt_calc_bias_term(tree, ctx, tau), MBT_OK);
     mbt_ref_v_from_mbt(&m, tau, x);
-    record(&r, Q_BIAS, s, scaled_error(x, st->bias, nv), label);
+    record(&r, Q_BIAS, s, mbt_ref_scaled_error(x, st->bias, nv), label);
 
     assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
     mbt_ref_matrix_from_mbt(&m, M, x);
-    record(&r, Q_MASS_MATRIX, s, scaled_error(x, st->mass_matrix, nv * nv), label);
+    record(&r, Q_MASS_MATRIX, s, mbt_ref_scaled_error(x, st->mass_matrix, nv * nv), label);
     assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, M), MBT_OK);
     mbt_ref_matrix_from_mbt(&m, M, x);
-    record(&r, Q_MASS_MATRIX_ID, s, scaled_error(x, st->mass_matrix, nv * nv), label);
+    record(&r, Q_MASS_MATRIX_ID, s, mbt_ref_scaled_error(x, st->mass_matrix, nv * nv), label);
 
     mbt_real U = NAN, K = NAN;
     assert_int_equal(mbt_calc_potential_energy(tree, ctx, &U), MBT_OK);
@@ -181,8 +143,6 @@ static void check_model(void** state) {
     printf("  %-30s %.3e  (state %d)\n", kQuantity[k], r.worst[k], r.worst_state[k]);
   fflush(stdout);
 
-  free(q);
-  free(v);
   free(vdot);
   free(tau_g);
   free(tau);
@@ -195,23 +155,4 @@ static void check_model(void** state) {
   assert_true(same_order);
 }
 
-int main(void) {
-  char** labels = NULL;
-  const int n = mbt_ref_list_labels(REFERENCE_DIR, &labels);
-  /* The five models of tests/reference/README.md must all be there. */
-  if (n < 5 || n > MAX_MODELS) {
-    fprintf(stderr, "%d reference files in %s, expected 5 to %d\n", n, REFERENCE_DIR, MAX_MODELS);
-    mbt_ref_free_labels(labels, n);
-    return 1;
-  }
-  struct CMUnitTest tests[MAX_MODELS];
-  for (int i = 0; i < n; ++i) {
-    memset(&tests[i], 0, sizeof tests[i]);
-    tests[i].name = labels[i];
-    tests[i].test_func = check_model;
-    tests[i].initial_state = labels[i];
-  }
-  const int failed = _cmocka_run_group_tests("reference", tests, (size_t)n, NULL, NULL);
-  mbt_ref_free_labels(labels, n);
-  return failed;
-}
+int main(void) { return mbt_ref_run_per_label("reference", check_model); }

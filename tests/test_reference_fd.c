@@ -8,25 +8,11 @@
  * for the articulated-body algorithm and the mass-matrix (Cholesky) path. Where the file's
  * qdd is null (M singular), the library must report MBT_ERR_SINGULAR. The worst errors
  * (divided by their tolerance's scale) are printed to stdout. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
 #include "support/reference.h"
+#include "support/test_util.h"
 
-#define REFERENCE_DIR MBT_SOURCE_DIR "/tests/reference"
-#define MODELS_DIR MBT_SOURCE_DIR "/models"
 #define TOL 1e-9
 #define FLOOR 1e-3
-#define MAX_MODELS 32
 
 typedef int (*fd_fn)(const mbt_tree*, mbt_context*, const mbt_real*, const mbt_spatial_force*, mbt_real*);
 
@@ -39,35 +25,22 @@ static const struct {
 static void check_model(void** state) {
   const char* label = *state;
   mbt_ref_setup m;
-  if (mbt_ref_setup_load(REFERENCE_DIR, MODELS_DIR, label, &m)) print_error("%s\n", m.error);
-  assert_string_equal(m.error, "");
-  const int nq = m.nq, nv = m.nv;
+  mbt_context* ctx = mbt_ref_context_create(label, &m);
+  const int nv = m.nv;
   mbt_tree* tree = m.urdf.tree;
-  mbt_context* ctx = mbt_context_create(tree);
-  assert_non_null(ctx);
-  for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
-    const int n = mbt_joint_num_velocities(tree, j);
-    const mbt_real zero[MBT_JOINT_MAX_NV] = {0};
-    if (n > 0) assert_int_equal(mbt_joint_set_damping_vector(ctx, j, zero, n), MBT_OK);
-  }
   const size_t vn = (size_t)(nv > 0 ? nv : 1);
-  mbt_real* q = calloc((size_t)(nq > 0 ? nq : 1), sizeof(mbt_real));
-  mbt_real* v = calloc(vn, sizeof(mbt_real));
   mbt_real* tau = calloc(vn, sizeof(mbt_real));
   mbt_real* vdot = calloc(vn, sizeof(mbt_real));
   double* qdd = calloc(vn, sizeof(double));
-  assert_true(q && v && tau && vdot && qdd);
+  assert_true(tau && vdot && qdd);
 
   int failures = 0, singular = 0;
   double worst_residual[2] = {0, 0}, worst_direct[2] = {0, 0};
   int worst_residual_state[2] = {-1, -1}, worst_direct_state[2] = {-1, -1};
   for (int s = 0; s < m.ref.num_states; ++s) {
     const mbt_ref_state* st = &m.ref.states[s];
-    mbt_ref_q_to_mbt(&m, st->q, q);
-    mbt_ref_v_to_mbt(&m, st->v, v);
+    mbt_ref_set_state(&m, st, ctx);
     mbt_ref_v_to_mbt(&m, st->tau, tau);
-    assert_int_equal(mbt_context_set_q(ctx, q, nq), MBT_OK);
-    assert_int_equal(mbt_context_set_v(ctx, v, nv), MBT_OK);
     for (int k = 0; k < 2; ++k) {
       for (int i = 0; i < nv; ++i) vdot[i] = NAN;
       const int status = kMethods[k].fn(tree, ctx, tau, NULL, vdot);
@@ -105,13 +78,7 @@ static void check_model(void** state) {
       }
       const double residual = r / fmax(Mq + nt + ng + nb, FLOOR);
       /* Direct comparison, with the tolerance widened by the condition number. */
-      double d = 0, nq_ref = 0;
-      for (int i = 0; i < nv; ++i) {
-        const double di = fabs(qdd[i] - st->qdd[i]);
-        d = isnan(di) || di > d ? di : d;
-        nq_ref = fmax(nq_ref, fabs(st->qdd[i]));
-      }
-      const double direct = d / fmax(nq_ref, FLOOR);
+      const double direct = mbt_ref_scaled_error(qdd, st->qdd, nv);
       const double rtol = fmax(TOL, 1e-15 * (st->has_condition ? st->mass_matrix_condition : INFINITY));
       if (!(residual <= TOL) || !(direct <= rtol)) {
         printf("  FAIL %s: state %d: %s: residual %.3e (tol %.0e), qdd error %.3e (tol %.1e)\n", label, s,
@@ -135,8 +102,6 @@ static void check_model(void** state) {
            worst_residual_state[k], worst_direct[k], worst_direct_state[k]);
   fflush(stdout);
 
-  free(q);
-  free(v);
   free(tau);
   free(vdot);
   free(qdd);
@@ -145,22 +110,4 @@ static void check_model(void** state) {
   assert_int_equal(failures, 0);
 }
 
-int main(void) {
-  char** labels = NULL;
-  const int n = mbt_ref_list_labels(REFERENCE_DIR, &labels);
-  if (n < 5 || n > MAX_MODELS) {
-    fprintf(stderr, "%d reference files in %s, expected 5 to %d\n", n, REFERENCE_DIR, MAX_MODELS);
-    mbt_ref_free_labels(labels, n);
-    return 1;
-  }
-  struct CMUnitTest tests[MAX_MODELS];
-  for (int i = 0; i < n; ++i) {
-    memset(&tests[i], 0, sizeof tests[i]);
-    tests[i].name = labels[i];
-    tests[i].test_func = check_model;
-    tests[i].initial_state = labels[i];
-  }
-  const int failed = _cmocka_run_group_tests("reference_fd", tests, (size_t)n, NULL, NULL);
-  mbt_ref_free_labels(labels, n);
-  return failed;
-}
+int main(void) { return mbt_ref_run_per_label("reference_fd", check_model); }

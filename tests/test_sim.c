@@ -8,75 +8,11 @@
  *   - semi-implicit Euler keeps the energy bounded while explicit Euler's grows;
  *   - the joint-limit penalty holds a joint at its limit; the observer can stop a run;
  *   - names, options, landing on t_final, errors, and no allocation while stepping. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include "algo_test_util.h"
+#include "support/test_util.h"
 
 #define G0 9.81
 
-/* ---- counting allocations (malloc interposition; not under AddressSanitizer) ---------- */
-#if defined(__SANITIZE_ADDRESS__)
-#define SIM_COUNT_ALLOCS 0
-#else
-#define SIM_COUNT_ALLOCS 1
-extern void* __libc_malloc(size_t);
-extern void* __libc_calloc(size_t, size_t);
-extern void* __libc_realloc(void*, size_t);
-static volatile int g_counting;
-static volatile long g_allocs;
-void* malloc(size_t n) {
-  if (g_counting) ++g_allocs;
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t s) {
-  if (g_counting) ++g_allocs;
-  return __libc_calloc(n, s);
-}
-void* realloc(void* p, size_t n) {
-  if (g_counting) ++g_allocs;
-  return __libc_realloc(p, n);
-}
-#endif
-
-static void count_begin(void) {
-#if SIM_COUNT_ALLOCS
-  g_allocs = 0;
-  g_counting = 1;
-#endif
-}
-static long count_end(void) {
-#if SIM_COUNT_ALLOCS
-  g_counting = 0;
-  return g_allocs;
-#else
-  return 0;
-#endif
-}
-
-static bool alloc_counting_works(void) {
-#if SIM_COUNT_ALLOCS
-  g_allocs = 0;
-  g_counting = 1;
-  /* Through volatile pointers, so the calls are not inlined and a replaced allocator
-   * (valgrind's) is seen as such. */
-  void* (*volatile m)(size_t) = malloc;
-  void* (*volatile c_)(size_t, size_t) = calloc;
-  void* (*volatile r)(void*, size_t) = realloc;
-  void* volatile p = m(24);
-  void* volatile c = c_(3, 8);
-  p = r(p, 48);
-  g_counting = 0;
-  free(p);
-  free(c);
-  return g_allocs == 3;
-#else
-  return false;
-#endif
-}
+TU_DEFINE_HEAP_COUNTER();
 
 /* ---- models ----------------------------------------------------------------------------- */
 /* A uniform-ish link of mass m and length L hanging along −z of its frame from Bo, rotational
@@ -672,11 +608,7 @@ static void test_errors_during_run(void** state) {
 /* ---- no allocation while stepping ------------------------------------------------------------ */
 static void test_no_allocations_while_stepping(void** state) {
   (void)state;
-  if (!alloc_counting_works()) {
-    print_message("SKIPPED: malloc interposition is not active here (AddressSanitizer or valgrind); "
-                  "allocation counting runs in the plain build\n");
-    skip();
-  }
+  tu_require_heap_counter();
   tu_seed(8);
   mbt_tree* tree = tu_make_branched_tree();
   mbt_context* ctx = mbt_context_create(tree);
@@ -686,9 +618,9 @@ static void test_no_allocations_while_stepping(void** state) {
     o.integrator = (mbt_integrator_type)type;
     mbt_simulator* sim = mbt_simulator_create(tree, ctx, &o);
     assert_non_null(sim);
-    count_begin();
+    tu_heap_count_begin();
     const int st = mbt_simulator_advance_to(sim, 0.05);
-    const long n = count_end();
+    const long n = tu_heap_count_end();
     assert_int_equal(st, MBT_OK);
     print_message("%s: %ld steps, %ld allocations\n", mbt_integrator_name(o.integrator),
                   mbt_simulator_get_stats(sim).steps_taken, n);

@@ -1,53 +1,10 @@
 /* Tests of mbt/spatial.h: the SpatialVector members of every spatial vector type, shifts,
  * compositions with moving frames (against finite differences of moving frames), and the
  * invariance of power and kinetic energy under shift and re-expression. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "support/test_util.h"
 
 #include "mbt/inertia.h"
 #include "mbt/spatial.h"
-
-/* |a − b| <= tol in double precision (cmocka 1.1's assert_float_equal rounds to float). */
-#define assert_near(a, b, tol)                                                                   \
-  do {                                                                                           \
-    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
-    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
-  } while (0)
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static double uniform(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  const uint64_t r = rng_state * 2685821657736338717ull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
-static mbt_vec3 random_vec3(double s) {
-  return mbt_vec3_make(uniform(-s, s), uniform(-s, s), uniform(-s, s));
-}
-static mbt_mat3 random_rotation(void) {
-  mbt_quat q = mbt_quat_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
-  assert_int_equal(mbt_quat_normalize(&q), MBT_OK);
-  return mbt_rotation_from_quat(q);
-}
-/* A random physically valid spatial inertia about P: a box-like central inertia, rotated. */
-static mbt_spatial_inertia random_spatial_inertia(void) {
-  const mbt_unit_inertia G0 =
-      mbt_unit_inertia_solid_box(uniform(0.1, 2), uniform(0.1, 2), uniform(0.1, 2));
-  const mbt_mat3 R = random_rotation();
-  const mbt_unit_inertia G_cm = mbt_unit_inertia_reexpress(&G0, &R);
-  const mbt_rotational_inertia I_cm = mbt_unit_inertia_to_rotational(&G_cm, 1);
-  const double m = uniform(0.5, 5);
-  const mbt_rotational_inertia I_SScm = mbt_rotational_inertia_scale(&I_cm, m);
-  return mbt_spatial_inertia_from_com(m, random_vec3(1), &I_SScm);
-}
 
 #define ASSERT_SPATIAL_NEAR(type, X, Y, tol)                                     \
   do {                                                                           \
@@ -226,26 +183,26 @@ static void test_shift_and_compose_closed_form(void** state) {
 static void test_shift_round_trips(void** state) {
   (void)state;
   for (int i = 0; i < 200; ++i) {
-    const mbt_vec3 p = random_vec3(2), w = random_vec3(3);
-    const mbt_spatial_velocity V = mbt_spatial_velocity_make(w, random_vec3(3));
+    const mbt_vec3 p = tu_rand_vec3(2), w = tu_rand_vec3(3);
+    const mbt_spatial_velocity V = mbt_spatial_velocity_make(w, tu_rand_vec3(3));
     const mbt_spatial_velocity V1 = mbt_spatial_velocity_shift(&V, p);
     const mbt_spatial_velocity V2 = mbt_spatial_velocity_shift(&V1, mbt_vec3_neg(p));
     ASSERT_SPATIAL_NEAR(velocity, &V2, &V, 1e-13);
     assert_false(mbt_spatial_velocity_is_approx(&V1, &V, 1e-6)); /* the shift did something */
     const mbt_spatial_acceleration A =
-        mbt_spatial_acceleration_make(random_vec3(3), random_vec3(3));
+        mbt_spatial_acceleration_make(tu_rand_vec3(3), tu_rand_vec3(3));
     const mbt_spatial_acceleration A1 = mbt_spatial_acceleration_shift(&A, p, w);
     const mbt_spatial_acceleration A2 = mbt_spatial_acceleration_shift(&A1, mbt_vec3_neg(p), w);
     ASSERT_SPATIAL_NEAR(acceleration, &A2, &A, 1e-12);
     mbt_spatial_acceleration A3 = A1;
     mbt_spatial_acceleration_shift_in_place(&A3, mbt_vec3_neg(p), w);
     ASSERT_SPATIAL_NEAR(acceleration, &A3, &A, 1e-12);
-    const mbt_spatial_force F = mbt_spatial_force_make(random_vec3(3), random_vec3(3));
+    const mbt_spatial_force F = mbt_spatial_force_make(tu_rand_vec3(3), tu_rand_vec3(3));
     const mbt_spatial_force F1 = mbt_spatial_force_shift(&F, p);
     mbt_spatial_force F2 = F1;
     mbt_spatial_force_shift_in_place(&F2, mbt_vec3_neg(p));
     ASSERT_SPATIAL_NEAR(force, &F2, &F, 1e-13);
-    const mbt_spatial_momentum L = mbt_spatial_momentum_make(random_vec3(3), random_vec3(3));
+    const mbt_spatial_momentum L = mbt_spatial_momentum_make(tu_rand_vec3(3), tu_rand_vec3(3));
     const mbt_spatial_momentum L1 = mbt_spatial_momentum_shift(&L, p);
     mbt_spatial_momentum L2 = L1;
     mbt_spatial_momentum_shift_in_place(&L2, mbt_vec3_neg(p));
@@ -265,9 +222,9 @@ static void test_shift_round_trips(void** state) {
 static void test_power_and_energy_invariance(void** state) {
   (void)state;
   for (int i = 0; i < 200; ++i) {
-    const mbt_vec3 p_BoCo = random_vec3(2);
-    const mbt_spatial_velocity V_MB = mbt_spatial_velocity_make(random_vec3(3), random_vec3(3));
-    const mbt_spatial_force F_Bo = mbt_spatial_force_make(random_vec3(3), random_vec3(3));
+    const mbt_vec3 p_BoCo = tu_rand_vec3(2);
+    const mbt_spatial_velocity V_MB = mbt_spatial_velocity_make(tu_rand_vec3(3), tu_rand_vec3(3));
+    const mbt_spatial_force F_Bo = mbt_spatial_force_make(tu_rand_vec3(3), tu_rand_vec3(3));
     /* The same force system applied at Co, the same motion observed at Co: same power. */
     const mbt_spatial_velocity V_MC = mbt_spatial_velocity_shift(&V_MB, p_BoCo);
     const mbt_spatial_force F_Co = mbt_spatial_force_shift(&F_Bo, p_BoCo);
@@ -277,7 +234,7 @@ static void test_power_and_energy_invariance(void** state) {
     /* ... but not with the un-shifted force (the test can tell). */
     assert_true(fabs(mbt_spatial_velocity_dot_force(&V_MC, &F_Bo) - P) > 1e-9);
     /* Kinetic energy: 2K = V·L at Bo and at Co, and = m|v_cm|² + wᵀ·I_cm·w. */
-    const mbt_spatial_inertia M_Bo = random_spatial_inertia();
+    const mbt_spatial_inertia M_Bo = tu_rand_spatial_inertia();
     const mbt_spatial_momentum L_Bo = mbt_spatial_inertia_mul_velocity(&M_Bo, &V_MB);
     const mbt_spatial_inertia M_Co = mbt_spatial_inertia_shift(&M_Bo, p_BoCo);
     const mbt_spatial_momentum L_Co = mbt_spatial_inertia_mul_velocity(&M_Co, &V_MC);
@@ -294,7 +251,7 @@ static void test_power_and_energy_invariance(void** state) {
     assert_near(twoK, twoK_ref, 1e-12 * twoK);
     assert_true(twoK > 0);
     /* Re-expression in another frame F changes neither power nor energy. */
-    const mbt_mat3 R_FE = random_rotation();
+    const mbt_mat3 R_FE = tu_rand_rotation();
     const mbt_spatial_velocity V_F = mbt_spatial_velocity_reexpress(&R_FE, &V_MB);
     const mbt_spatial_force F_F = mbt_spatial_force_reexpress(&R_FE, &F_Bo);
     const mbt_spatial_momentum L_F = mbt_spatial_momentum_reexpress(&R_FE, &L_Bo);
@@ -306,7 +263,7 @@ static void test_power_and_energy_invariance(void** state) {
         mbt_spatial_velocity_shift(&V_F, mbt_mat3_mul_vec(&R_FE, p_BoCo));
     ASSERT_SPATIAL_NEAR(velocity, &a, &b, 1e-12);
     const mbt_spatial_acceleration A =
-        mbt_spatial_acceleration_make(random_vec3(3), random_vec3(3));
+        mbt_spatial_acceleration_make(tu_rand_vec3(3), tu_rand_vec3(3));
     const mbt_spatial_acceleration A_sh = mbt_spatial_acceleration_shift(&A, p_BoCo, V_MB.w);
     const mbt_spatial_acceleration c = mbt_spatial_acceleration_reexpress(&R_FE, &A_sh);
     const mbt_spatial_acceleration A_F = mbt_spatial_acceleration_reexpress(&R_FE, &A);
@@ -324,7 +281,7 @@ typedef struct {
 static motion random_motion(void) {
   motion m;
   for (int i = 0; i < 6; ++i)
-    for (int k = 0; k < 4; ++k) m.c[i][k] = uniform(-1, 1);
+    for (int k = 0; k < 4; ++k) m.c[i][k] = tu_uniform(-1, 1);
   return m;
 }
 static mbt_transform pose(const motion* m, double t) {
@@ -365,7 +322,7 @@ static void test_compose_against_finite_differences(void** state) {
   (void)state;
   for (int i = 0; i < 50; ++i) {
     const motion MB = random_motion(), BC = random_motion();
-    const double t = uniform(-1, 1);
+    const double t = tu_uniform(-1, 1);
     const mbt_transform X_MB = pose(&MB, t), X_BC = pose(&BC, t);
     /* B in M, expressed in M */
     const mbt_spatial_velocity V_MB_M = velocity_fd(&MB, NULL, t);
@@ -395,7 +352,7 @@ static void test_compose_against_finite_differences(void** state) {
   for (int i = 0; i < 20; ++i) {
     motion MB = random_motion(), BC = random_motion();
     for (int k = 0; k < 6; ++k) BC.c[k][1] = BC.c[k][2] = 0; /* constant X_BC */
-    const double t = uniform(-1, 1);
+    const double t = tu_uniform(-1, 1);
     const mbt_transform X_MB = pose(&MB, t), X_BC = pose(&BC, t);
     const mbt_vec3 p_BoCo_M = mbt_mat3_mul_vec(&X_MB.R, X_BC.p);
     const mbt_spatial_velocity V_MB_M = velocity_fd(&MB, NULL, t);
@@ -411,6 +368,7 @@ static void test_compose_against_finite_differences(void** state) {
 }
 
 int main(void) {
+  tu_seed(0x2545F4914F6CDD1Dull);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_common_members),
       cmocka_unit_test(test_shift_and_compose_closed_form),

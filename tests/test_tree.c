@@ -1,32 +1,11 @@
 /* Tests of mbt/tree.h: building (bodies, frames, mobilizers), every error case (status,
  * message, tree unchanged), and the topology computed by finalize (seed MultibodyTree:
  * counts, get_tree_height; DESIGN: depth-first body-node order, levels, q/v slices). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test_util.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
 #include "tree/context_internal.h"
 
-#define PI 3.14159265358979323846
-
-#define assert_near(a, b, tol)                                                                   \
-  do {                                                                                           \
-    const double a_ = (a), b_ = (b), t_ = (tol);                                                 \
-    if (!(fabs(a_ - b_) <= t_)) fail_msg("%s = %.17g, expected %.17g (tol %g)", #a, a_, b_, t_); \
-  } while (0)
-
-#define assert_error_contains(tree, text)                                                     \
-  do {                                                                                        \
-    const char* e_ = mbt_tree_last_error(tree);                                               \
-    if (!strstr(e_, text)) fail_msg("error \"%s\" does not contain \"%s\"", e_, text);        \
-  } while (0)
+#define assert_error_contains(tree, text) assert_contains(mbt_tree_last_error(tree), text)
 
 /* Everything a failed call must leave unchanged. */
 typedef struct {
@@ -108,7 +87,7 @@ static void test_bodies_and_frames(void** state) {
   assert_near(mbt_tree_total_mass(t), 2.0, 1e-15);
 
   /* A frame on a frame: X_BG = X_BF·X_FG. */
-  mbt_transform X_AF = {mbt_rotation_from_rpy(mbt_vec3_make(0, 0, PI / 2)), {{1, 0, 0}}};
+  mbt_transform X_AF = {mbt_rotation_from_rpy(mbt_vec3_make(0, 0, TU_PI / 2)), {{1, 0, 0}}};
   mbt_transform X_FG = {mbt_mat3_identity(), {{2, 0, 0}}};
   int F = mbt_tree_add_fixed_offset_frame(t, "F", mbt_tree_body_frame(t, a), &X_AF);
   int G = mbt_tree_add_fixed_offset_frame(t, "G", F, &X_FG);
@@ -830,7 +809,7 @@ static void test_node_data(void** state) {
   assert_false(nb->X_MB_is_identity);
   assert_int_equal(nb->type, MBT_MOBILIZER_SCREW);
   assert_int_equal(nb->joint, j);
-  assert_near(nb->pitch, 0.02 / (2 * PI), 1e-17);
+  assert_near(nb->pitch, 0.02 / (2 * TU_PI), 1e-17);
   assert_near(mbt_joint_screw_pitch(t, j), 0.02, 0);
   /* X_MB·X_BM = I and X_PF = X_AF. */
   mbt_transform I = mbt_transform_compose(&nb->X_MB, &X_BM);

@@ -1,18 +1,7 @@
 /* Tests of the URDF loader (mbt/urdf.h): one test per error case, with in-memory strings;
  * the semantics of links and joints on small hand-written models with values worked out
  * by hand; the shipped models in models/. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "mbt/mbt.h"
+#include "support/test_util.h"
 
 #define SRC "test.urdf"
 #define MODELS MBT_SOURCE_DIR "/models/"
@@ -633,15 +622,6 @@ static void test_warnings(void** state) {
 }
 
 /* ---- the shipped models -------------------------------------------------------------------- */
-static void load_model(const char* label, int flags, mbt_urdf_result* r) {
-  char path[512];
-  snprintf(path, sizeof path, MODELS "%s.urdf", label);
-  int s = mbt_urdf_load_file(path, flags, r);
-  if (s != MBT_OK) print_error("%s: %s\n", label, r->error);
-  assert_int_equal(s, MBT_OK);
-  assert_non_null(r->tree);
-}
-
 static void test_shipped_models(void** state) {
   (void)state;
   const struct {
@@ -652,7 +632,7 @@ static void test_shipped_models(void** state) {
                {"solo12", MBT_URDF_FLOATING, 19, 18, 18}, {"solo12", 0, 12, 12, 18}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     mbt_urdf_result r;
-    load_model(cases[i].label, cases[i].flags, &r);
+    tu_load_urdf(cases[i].label, cases[i].flags, &r);
     if (mbt_tree_num_positions(r.tree) != cases[i].nq || mbt_tree_num_bodies(r.tree) != cases[i].bodies)
       print_error("%s: nq %d nv %d bodies %d\n", cases[i].label, mbt_tree_num_positions(r.tree),
                   mbt_tree_num_velocities(r.tree), mbt_tree_num_bodies(r.tree));
@@ -668,7 +648,7 @@ static void test_shipped_model_details(void** state) {
   (void)state;
   mbt_urdf_result r;
   /* double_pendulum: 3 links, each with one <visual> and one <collision>. */
-  load_model("double_pendulum", 0, &r);
+  tu_load_urdf("double_pendulum", 0, &r);
   assert_int_equal(count_warnings(&r, "<visual>"), 3);
   assert_int_equal(count_warnings(&r, "<collision>"), 3);
   assert_int_equal(count_warnings(&r, MODELS "double_pendulum.urdf:23: <link 'base_link'>: <visual>"), 1);
@@ -676,7 +656,7 @@ static void test_shipped_model_details(void** state) {
   assert_string_equal(r.robot_name, "2dof_planar");
   mbt_urdf_result_free(&r);
   /* ur5: "world" is the world body; its world_joint welds base_link to it. */
-  load_model("ur5", 0, &r);
+  tu_load_urdf("ur5", 0, &r);
   const int wj = mbt_tree_joint_by_name(r.tree, "world_joint");
   assert_int_equal(mbt_joint_type_of(r.tree, wj), MBT_JOINT_WELD);
   assert_int_equal(mbt_joint_parent_body(r.tree, wj), 0);
@@ -689,23 +669,9 @@ static void test_shipped_model_details(void** state) {
   assert_null(r.tree);
   mbt_urdf_result_free(&r);
   /* panda: one mimic joint, reported. */
-  load_model("panda", 0, &r);
+  tu_load_urdf("panda", 0, &r);
   assert_int_equal(count_warnings(&r, "<joint 'panda_finger_joint2'>: <mimic>"), 1);
   mbt_urdf_result_free(&r);
-}
-
-static char* read_all(const char* path, size_t* n) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* buf = malloc((size_t)len + 1);
-  assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-  fclose(f);
-  *n = (size_t)len;
-  return buf;
 }
 
 static void expect_same_tree(const mbt_tree* a, const mbt_tree* b) {
@@ -746,15 +712,14 @@ static void expect_same_tree(const mbt_tree* a, const mbt_tree* b) {
 
 static void test_file_equals_string(void** state) {
   (void)state;
-  const char* labels[] = {"double_pendulum", "double_pendulum_continuous", "ur5", "panda", "solo12"};
-  for (size_t i = 0; i < sizeof labels / sizeof labels[0]; ++i) {
+  for (int i = 0; i < TU_NUM_MODELS; ++i) {
     char path[512];
-    snprintf(path, sizeof path, MODELS "%s.urdf", labels[i]);
-    const int flags = strcmp(labels[i], "solo12") == 0 ? MBT_URDF_FLOATING : 0;
+    tu_model_path(path, sizeof path, tu_models[i]);
+    const int flags = tu_model_flags(tu_models[i]);
     mbt_urdf_result rf, rs;
-    load_model(labels[i], flags, &rf);
+    tu_load_urdf(tu_models[i], flags, &rf);
     size_t n = 0;
-    char* text = read_all(path, &n);
+    char* text = tu_read_file(path, &n);
     assert_int_equal(mbt_urdf_load_string(text, n, path, flags, &rs), MBT_OK);
     free(text);
     expect_same_tree(rf.tree, rs.tree);
@@ -773,7 +738,7 @@ static void test_file_equals_string(void** state) {
 static void test_take_tree(void** state) {
   (void)state;
   mbt_urdf_result r;
-  load_model("double_pendulum", 0, &r);
+  tu_load_urdf("double_pendulum", 0, &r);
   mbt_tree* t = r.tree;
   r.tree = NULL;
   mbt_urdf_result_free(&r);

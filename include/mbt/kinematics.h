@@ -16,6 +16,9 @@
 extern "C" {
 #endif
 
+/* Forward kinematics: the pose X_WB of every body (mbt_context_body_pose_in_world reads it),
+ * without the rest of the position kinematics cache. */
+int mbt_calc_forward_kinematics(const mbt_tree* tree, mbt_context* ctx);
 /* Seed CalcPositionKinematicsCache: for every body X_WB, X_PB, X_FM, H_FM, H_PB_W, the
  * center of mass p_WBcm and the spatial inertia M_Bo_W. */
 int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx);

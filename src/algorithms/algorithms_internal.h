@@ -17,6 +17,10 @@ int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const 
 /* Recompute the position cache (X_WB, X_PB, X_FM, p_PoBo_W, R_WF, H_FM, H_PB_W, M_Bo_W,
  * p_WBcm) if q changed since it was computed. Never fails for a checked tree/context. */
 void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx);
+/* Recompute the poses X_WB, p_PoBo_W, R_WF if q changed since they were computed; the rest of
+ * the position cache (X_PB, X_FM included) is only guaranteed by
+ * mbt__ensure_position_kinematics. */
+void mbt__ensure_poses(const mbt_tree* tree, mbt_context* ctx);
 /* Recompute the velocity cache (V_WB, V_PB_W, V_FM) if q or v changed; ensures positions. */
 void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
 
@@ -29,6 +33,49 @@ mbt_vec3 mbt__p_MoBo_W(const mbt_context* ctx, const mbt_node* n, int node);
  * Needs the position and velocity caches. */
 void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node,
                            mbt_spatial_acceleration* Ab_PB_W);
+
+/* Drake's ComposeWithMovingFrameAcceleration, A_WB of one node from its parent's A_WP, the
+ * velocity caches (if use_v) and v̇_B (vdot_B, NULL for zero):
+ *   alpha_WB = alpha_WP + alpha_PB + w_WP × w_PB,
+ *   a_WBo = a_WPo + alpha_WP × p_PoBo + w_WP × (w_WP × p_PoBo) + a_PB + 2·w_WP × v_PB,
+ * with w_WP × p_PoBo = v_WBo − v_WPo − v_PB (velocity kinematics), so the two w_WP terms are
+ * w_WP × (v_WBo − v_WPo + v_PB); A_PB_W = H_PB_W·v̇_B + the bias (zero for a mobilizer with
+ * constant H_FM and X_MB = I). */
+static inline void mbt__compose_A_WB(const mbt_context* ctx, const mbt_node* n, int node, bool use_v,
+                                     const mbt_real* vdot_B, const mbt_spatial_acceleration* A_WP,
+                                     mbt_spatial_acceleration* A_WB) {
+  const mbt_position_cache* pc = &ctx->pc;
+  const mbt_vec3 p = pc->p_PoBo_W[node];
+  mbt_vec3 alpha = A_WP->alpha;
+  mbt_vec3 a = mbt_vec3_add(A_WP->a, mbt_vec3_cross(A_WP->alpha, p));
+  if (use_v) {
+    const mbt_velocity_cache* vc = &ctx->vc;
+    const mbt_spatial_velocity* V_WP = &vc->V_WB[n->parent_node];
+    const mbt_spatial_velocity* V_PB = &vc->V_PB_W[node];
+    const mbt_vec3 dv = mbt_vec3_add(mbt_vec3_sub(vc->V_WB[node].v, V_WP->v), V_PB->v);
+    alpha = mbt_vec3_add(alpha, mbt_vec3_cross(V_WP->w, V_PB->w));
+    a = mbt_vec3_add(a, mbt_vec3_cross(V_WP->w, dv));
+    if (!n->X_MB_is_identity || n->type == MBT_MOBILIZER_UNIVERSAL) {
+      mbt_spatial_acceleration Ab;
+      mbt__calc_A_PB_W_bias(ctx, n, node, &Ab);
+      alpha = mbt_vec3_add(alpha, Ab.alpha);
+      a = mbt_vec3_add(a, Ab.a);
+    }
+  }
+  if (vdot_B) {
+    const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
+    if (n->type == MBT_MOBILIZER_REVOLUTE && n->X_MB_is_identity) {
+      alpha = mbt_vec3_axpy(alpha, vdot_B[0], H->w);  /* H_PB_W = [R_WF·â; 0] */
+    } else {
+      for (int k = 0; k < n->nv; ++k) {
+        alpha = mbt_vec3_axpy(alpha, vdot_B[k], H[k].w);
+        a = mbt_vec3_axpy(a, vdot_B[k], H[k].v);
+      }
+    }
+  }
+  A_WB->alpha = alpha;
+  A_WB->a = a;
+}
 
 /* A_WB for every node from vdot (nv, NULL for zero) at the context's q, and at its v if use_v
  * (else v = 0); ensures the caches it reads. */

@@ -1,47 +1,59 @@
 /* Dense Cholesky factorization A = L·Lᵀ of a symmetric positive-definite matrix, in place,
- * row-oriented (Cholesky–Crout): for each row i and j < i
- *   L_ij = (A_ij − Σ_{k<j} L_ik·L_jk) / L_jj,   L_ii = sqrt(A_ii − Σ_{k<i} L_ik²)
+ * column by column (left-looking): for each column j
+ *   L_jj = sqrt(A_jj − Σ_{k<j} L_jk²),   L_ij = (A_ij − Σ_{k<j} L_ik·L_jk) / L_jj  (i > j)
  * [Golub & Van Loan, Matrix Computations, 4th ed., §4.2]. Row-major, so both rows of each
- * inner product are contiguous. No allocation. */
+ * inner product are contiguous, and the inner products of one column are independent of
+ * each other. No allocation. */
 #include "algorithms/cholesky_internal.h"
 #include "mbt/dynamics.h"
 
+/* Σ_{k<n} a_k·b_k with four partial sums (independent chains of additions). */
+static inline mbt_real dot(const mbt_real* a, const mbt_real* b, int n) {
+  mbt_real s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int k = 0;
+  for (; k + 4 <= n; k += 4) {
+    s0 += a[k] * b[k];
+    s1 += a[k + 1] * b[k + 1];
+    s2 += a[k + 2] * b[k + 2];
+    s3 += a[k + 3] * b[k + 3];
+  }
+  for (; k < n; ++k) s0 += a[k] * b[k];
+  return (s0 + s1) + (s2 + s3);
+}
+
 int mbt__cholesky_factor_ex(mbt_real* A, int n, int ld, const mbt_real* scale, int* failed_row) {
-  for (int i = 0; i < n; ++i) {
-    mbt_real* Li = A + (size_t)i * (size_t)ld;
-    /* Off-diagonal pivots of row i, then its diagonal; the original A_ii is still in place
-     * when the pivot is checked. */
-    for (int j = 0; j < i; ++j) {
-      const mbt_real* Lj = A + (size_t)j * (size_t)ld;
-      mbt_real s = Li[j];
-      for (int k = 0; k < j; ++k) s -= Li[k] * Lj[k];
-      Li[j] = s / Lj[j];
-    }
-    mbt_real d = Li[i];
-    for (int k = 0; k < i; ++k) d -= Li[k] * Li[k];
-    const mbt_real ref = scale ? scale[i] : Li[i];
+  for (int j = 0; j < n; ++j) {
+    mbt_real* Lj = A + (size_t)j * (size_t)ld;
+    /* The original A_jj is still in place when the pivot is checked. */
+    const mbt_real d = Lj[j] - dot(Lj, Lj, j);
+    const mbt_real ref = scale ? scale[j] : Lj[j];
     /* Not positive, NaN, or lost to cancellation: singular. */
     if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(ref), d) && mbt_isfinite(d))) {
-      if (failed_row) *failed_row = i;
+      if (failed_row) *failed_row = j;
       return MBT_ERR_SINGULAR;
     }
-    Li[i] = mbt_sqrt(d);
+    Lj[j] = mbt_sqrt(d);
+    const mbt_real inv = 1 / Lj[j];
+    for (int i = j + 1; i < n; ++i) {
+      mbt_real* Li = A + (size_t)i * (size_t)ld;
+      Li[j] = (Li[j] - dot(Li, Lj, j)) * inv;
+    }
   }
   return MBT_OK;
 }
 
-/* L·y = b (forward), then Lᵀ·x = y (backward). */
+/* L·y = b (forward, by rows), then Lᵀ·x = y (backward, by rows of L: x_i = y_i/L_ii, then
+ * y_k −= L_ik·x_i for k < i). */
 void mbt__cholesky_solve_ex(const mbt_real* L, int n, int ld, mbt_real* b) {
   for (int i = 0; i < n; ++i) {
     const mbt_real* Li = L + (size_t)i * (size_t)ld;
-    mbt_real s = b[i];
-    for (int k = 0; k < i; ++k) s -= Li[k] * b[k];
-    b[i] = s / Li[i];
+    b[i] = (b[i] - dot(Li, b, i)) / Li[i];
   }
   for (int i = n - 1; i >= 0; --i) {
-    mbt_real s = b[i];
-    for (int k = i + 1; k < n; ++k) s -= L[(size_t)k * (size_t)ld + (size_t)i] * b[k];
-    b[i] = s / L[(size_t)i * (size_t)ld + (size_t)i];
+    const mbt_real* Li = L + (size_t)i * (size_t)ld;
+    const mbt_real x = b[i] / Li[i];
+    b[i] = x;
+    for (int k = 0; k < i; ++k) b[k] -= Li[k] * x;
   }
 }
 

@@ -1,6 +1,6 @@
 /* forward_dynamics.c: forward dynamics v̇ = M⁻¹·(tau_app + Σ J_WBᵀ·Fapp_Bo_W + tau_forces − C·v)
  * by the articulated-body algorithm [Featherstone 2008, §7.3] in the world frame, and through
- * the mass matrix and its Cholesky factorization.
+ * the mass matrix and its sparse (tree) factorization M = Lᵀ·L [Featherstone 2008, §6.5].
  *
  * ABA in the seed's notation, per body B with parent P, quantities at Bo expressed in W:
  *   pass 1 (q only, tip to base): P_B = M_Bo_W + Σ_children Φ(p_BoCo)·Pplus_C·Φ(p_BoCo)ᵀ,
@@ -12,71 +12,212 @@
  * where Φ(p) = [[I, [p]ₓ], [0, I]] shifts a spatial force from Co to Bo (tau += p × f),
  * Φᵀ shifts a rigid acceleration from Po to Bo (a += alpha × p), b_Bo_W = [w × I_Bo·w;
  * m·w × (w × p_BoBcm)] is the gyroscopic force and Ab_WB = A_WB − Φᵀ·A_WP − H_PB_W·v̇_B the
- * velocity-dependent acceleration bias. Gravity and all force elements enter through
- * Fapp and tau (mbt__calc_force_elements), so the world does not accelerate.
+ * velocity-dependent acceleration bias. When q changed, passes 1 and 2 run in one sweep.
  * A locked mobilizer, or a weld, has no columns: Pplus_B = P_B, Zplus_B = Z_B + P_B·Ab_WB,
- * v̇_B = 0. */
+ * v̇_B = 0. Bodies with no free mobilizer on their path to the world never move relative to
+ * it and take no part in passes 1 and 2.
+ *
+ * Force elements enter through Fapp and tau (mbt__calc_force_elements), except when uniform
+ * gravity is the only one and no joint is damped: then the world is given the acceleration
+ * A_W0 = [0; −g] instead, which yields the same v̇ [Featherstone 2008, §5.3 / §7.3]. */
 #include "algorithms/algorithms_internal.h"
 #include "algorithms/cholesky_internal.h"
 
-typedef mbt_articulated_body_inertia mbt__abi;
+typedef mbt_aba_sym3 sym3;
+typedef mbt_aba_inertia abi;
+typedef mbt_aba_rigid_inertia rigid;
 
-/* ---- 6×6 articulated inertias ---------------------------------------------------------- */
-/* M_Bo as the 6×6 matrix [[m·G, m·[p]ₓ], [−m·[p]ₓ, m·I]] with p = p_BoBcm (F = M·A). */
-static void abi_from_spatial_inertia(const mbt_spatial_inertia* M, mbt__abi* P) {
+enum {
+  MBT__ABA_FREE = 1,        /* the inboard mobilizer has unlocked columns */
+  MBT__ABA_ARTICULATED = 2, /* this body or an ancestor has a free mobilizer */
+  MBT__ABA_LEAF = 4,        /* no children: starts its own sums */
+  MBT__ABA_LAST_CHILD = 8,  /* the last child in node order, the first visited tip to base:
+                               starts its parent's sums */
+};
+
+/* ---- 3×3 blocks ----------------------------------------------------------------------------- */
+static inline mbt_vec3 sym3_mul(const sym3* S, mbt_vec3 x) {
+  return mbt_vec3_make(S->xx * x.v[0] + S->xy * x.v[1] + S->xz * x.v[2],
+                       S->xy * x.v[0] + S->yy * x.v[1] + S->yz * x.v[2],
+                       S->xz * x.v[0] + S->yz * x.v[1] + S->zz * x.v[2]);
+}
+/* S += x·yᵀ + y·xᵀ + s·I (symmetric). */
+static inline void sym3_add_sym_outer(sym3* S, mbt_vec3 x, mbt_vec3 y, mbt_real s) {
+  S->xx += 2 * x.v[0] * y.v[0] + s;
+  S->yy += 2 * x.v[1] * y.v[1] + s;
+  S->zz += 2 * x.v[2] * y.v[2] + s;
+  S->xy += x.v[0] * y.v[1] + y.v[0] * x.v[1];
+  S->xz += x.v[0] * y.v[2] + y.v[0] * x.v[2];
+  S->yz += x.v[1] * y.v[2] + y.v[1] * x.v[2];
+}
+static inline mbt_vec3 mat3_row(const mbt_mat3* B, int i) {
+  return mbt_vec3_make(B->m[i][0], B->m[i][1], B->m[i][2]);
+}
+
+/* ---- rigid inertias by moments ---------------------------------------------------------------- */
+static inline void rigid_from_spatial_inertia(const mbt_spatial_inertia* M, rigid* I) {
   const mbt_real m = M->mass;
   const mbt_unit_inertia* G = &M->G_SP_E;
-  const mbt_real px = m * M->p_PScm_E.v[0], py = m * M->p_PScm_E.v[1], pz = m * M->p_PScm_E.v[2];
-  const mbt__abi R = {{{m * G->xx, m * G->xy, m * G->xz, 0, -pz, py},
-                       {m * G->xy, m * G->yy, m * G->yz, pz, 0, -px},
-                       {m * G->xz, m * G->yz, m * G->zz, -py, px, 0},
-                       {0, pz, -py, m, 0, 0},
-                       {-pz, 0, px, 0, m, 0},
-                       {py, -px, 0, 0, 0, m}}};
-  *P = R;
+  I->m = m;
+  I->h = mbt_vec3_scale(M->p_PScm_E, m);
+  I->K = (sym3){m * G->xx, m * G->yy, m * G->zz, m * G->xy, m * G->xz, m * G->yz};
 }
 
-/* P_Bo += Φ(p)·P_Co·Φ(p)ᵀ with p = p_BoCo: Q = Φ·P adds p × (rows 3..5) to rows 0..2 column
- * by column, then Q·Φᵀ adds p × (columns 3..5) to columns 0..2 row by row. */
-static void abi_add_shifted(mbt__abi* P_Bo, const mbt__abi* P_Co, mbt_vec3 p) {
-  mbt__abi Q = *P_Co;
-  for (int j = 0; j < 6; ++j) {
-    const mbt_vec3 b = mbt_vec3_make(Q.m[3][j], Q.m[4][j], Q.m[5][j]);
-    const mbt_vec3 t = mbt_vec3_cross(p, b);
-    for (int i = 0; i < 3; ++i) Q.m[i][j] += t.v[i];
+/* I_Po += I_Co shifted by p = p_PoCo (parallel-axis theorem on the moments):
+ *   m' = m, h' = h + m·p, K' = K − [p]ₓ[h]ₓ − [h]ₓ[p]ₓ − m·[p]ₓ[p]ₓ
+ *      = K + 2·(p·g)·I − (g·pᵀ + p·gᵀ) with g = h + m·p/2. */
+static inline void rigid_add_shifted(rigid* I_Po, const rigid* I_Co, mbt_vec3 p) {
+  const mbt_vec3 g = mbt_vec3_axpy(I_Co->h, 0.5 * I_Co->m, p);
+  sym3* K = &I_Po->K;
+  K->xx += I_Co->K.xx;
+  K->yy += I_Co->K.yy;
+  K->zz += I_Co->K.zz;
+  K->xy += I_Co->K.xy;
+  K->xz += I_Co->K.xz;
+  K->yz += I_Co->K.yz;
+  sym3_add_sym_outer(K, mbt_vec3_neg(g), p, 2 * mbt_vec3_dot(p, g));
+  I_Po->h = mbt_vec3_add(I_Po->h, mbt_vec3_axpy(I_Co->h, I_Co->m, p));
+  I_Po->m += I_Co->m;
+}
+
+/* hᵀ·Ic·h = w·K·w + 2·v·(w × h_Ic) + m·v·v for h = [w; v]: the scale of D's pivot
+ * (D = Hᵀ·P·H <= Hᵀ·Ic·H, the articulated inertia is bounded by the composite rigid-body
+ * inertia Ic of the subtree). */
+static mbt_real rigid_quadratic_form(const rigid* Ic, const mbt_spatial_velocity* h) {
+  return mbt_vec3_dot(h->w, sym3_mul(&Ic->K, h->w)) + 2 * mbt_vec3_dot(h->v, mbt_vec3_cross(h->w, Ic->h)) +
+         Ic->m * mbt_vec3_dot(h->v, h->v);
+}
+
+/* The same bound's ingredients, shifted like rigid_add_shifted: m' = m, h' = h + m·p,
+ * tr K' = tr K + 4·p·g with g = h + m·p/2. */
+static inline void bound_add_rigid(mbt_aba_composite_bound* b, const rigid* M, bool set) {
+  const mbt_real trK = M->K.xx + M->K.yy + M->K.zz;
+  if (set) {
+    *b = (mbt_aba_composite_bound){M->h, M->m, trK};
+  } else {
+    b->h = mbt_vec3_add(b->h, M->h);
+    b->m += M->m;
+    b->trK += trK;
   }
-  for (int i = 0; i < 6; ++i) {
-    const mbt_vec3 t = mbt_vec3_cross(p, mbt_vec3_make(Q.m[i][3], Q.m[i][4], Q.m[i][5]));
-    for (int j = 0; j < 3; ++j) Q.m[i][j] += t.v[j];
+}
+static inline void bound_add_shifted(mbt_aba_composite_bound* b_Po, const mbt_aba_composite_bound* b_Co,
+                                     mbt_vec3 p, bool set) {
+  const mbt_vec3 g = mbt_vec3_axpy(b_Co->h, 0.5 * b_Co->m, p);
+  const mbt_aba_composite_bound b = {mbt_vec3_axpy(b_Co->h, b_Co->m, p), b_Co->m, b_Co->trK + 4 * mbt_vec3_dot(p, g)};
+  if (set) {
+    *b_Po = b;
+  } else {
+    b_Po->h = mbt_vec3_add(b_Po->h, b.h);
+    b_Po->m += b.m;
+    b_Po->trK += b.trK;
   }
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j) P_Bo->m[i][j] += Q.m[i][j];
+}
+/* hᵀ·Ic·h <= tr K·|w|² + 2·|v|·|w × h_Ic| + m·|v|² (K is positive semi-definite). */
+static inline mbt_real bound_quadratic_form(const mbt_aba_composite_bound* b, const mbt_spatial_velocity* h) {
+  const mbt_vec3 wh = mbt_vec3_cross(h->w, b->h);
+  const mbt_real vv = mbt_vec3_dot(h->v, h->v);
+  return b->trK * mbt_vec3_dot(h->w, h->w) + 2 * mbt_sqrt(vv * mbt_vec3_dot(wh, wh)) + b->m * vv;
 }
 
-/* y = P·x */
-static inline void abi_mul(const mbt__abi* P, const mbt_real* x, mbt_real* y) {
-  for (int i = 0; i < 6; ++i) y[i] = mbt__spatial_dot(P->m[i], x);
+/* hᵀ·Ic·h exactly, Ic the composite of the subtree of `node` about Bo, summed from the bodies
+ * (only when a pivot fails the bound's test). */
+static mbt_real exact_pivot_scale(const mbt_tree* tree, const mbt_context* ctx, int node,
+                                  const mbt_spatial_velocity* h) {
+  const mbt_position_cache* pc = &ctx->pc;
+  rigid Ic, Mc;
+  rigid_from_spatial_inertia(&pc->M_Bo_W[node], &Ic);
+  for (int c = node + 1; c < tree->nodes[node].subtree_end; ++c) {
+    rigid_from_spatial_inertia(&pc->M_Bo_W[c], &Mc);
+    rigid_add_shifted(&Ic, &Mc, mbt_vec3_sub(pc->X_WB[c].p, pc->X_WB[node].p));
+  }
+  return rigid_quadratic_form(&Ic, h);
 }
 
-/* hᵀ·Ic·h = m·(w·G·w + 2·v·(w × p) + v·v) for h = [w; v] and Ic = {m, p, G} about Bo: the
- * scale of D's pivot (D = Hᵀ·P·H <= Hᵀ·Ic·H, the articulated inertia is bounded by the
- * composite rigid-body inertia Ic of the subtree). */
-static mbt_real composite_quadratic_form(const mbt_spatial_inertia* Ic, const mbt_spatial_velocity* h) {
-  const mbt_vec3 Gw = mbt__unit_inertia_mul(&Ic->G_SP_E, h->w);
-  return Ic->mass * (mbt_vec3_dot(h->w, Gw) + 2 * mbt_vec3_dot(h->v, mbt_vec3_cross(h->w, Ic->p_PScm_E)) +
-                     mbt_vec3_dot(h->v, h->v));
+static inline bool pivot_is_regular(mbt_real d, mbt_real scale) {
+  return mbt_lt(MBT__CHOLESKY_RTOL * scale, d) && mbt_isfinite(d);
+}
+
+/* ---- articulated inertias by blocks ------------------------------------------------------------ */
+/* P (= if set, else +=) the rigid inertia as a 6×6 matrix: A = K, B = [h]ₓ, C = m·I. */
+static inline void abi_add_rigid(abi* P, const rigid* I, bool set) {
+  const mbt_real hx = I->h.v[0], hy = I->h.v[1], hz = I->h.v[2];
+  if (set) {
+    P->A = I->K;
+    P->B = (mbt_mat3){{{0, -hz, hy}, {hz, 0, -hx}, {-hy, hx, 0}}};
+    P->C = (sym3){I->m, I->m, I->m, 0, 0, 0};
+    return;
+  }
+  P->A.xx += I->K.xx, P->A.yy += I->K.yy, P->A.zz += I->K.zz;
+  P->A.xy += I->K.xy, P->A.xz += I->K.xz, P->A.yz += I->K.yz;
+  P->B.m[0][1] -= hz, P->B.m[0][2] += hy, P->B.m[1][0] += hz;
+  P->B.m[1][2] -= hx, P->B.m[2][0] -= hy, P->B.m[2][1] += hx;
+  P->C.xx += I->m, P->C.yy += I->m, P->C.zz += I->m;
+}
+
+/* y = P·x: [A·alpha + B·a; Bᵀ·alpha + C·a] for x = [alpha; a]. */
+static inline void abi_mul(const abi* P, const mbt_real* x, mbt_real* y) {
+  const mbt_vec3 al = mbt_vec3_make(x[0], x[1], x[2]), a = mbt_vec3_make(x[3], x[4], x[5]);
+  const mbt_vec3 t = mbt_vec3_add(sym3_mul(&P->A, al), mbt_mat3_mul_vec(&P->B, a));
+  const mbt_vec3 f = mbt_vec3_add(mbt_mat3_tmul_vec(&P->B, al), sym3_mul(&P->C, a));
+  y[0] = t.v[0], y[1] = t.v[1], y[2] = t.v[2], y[3] = f.v[0], y[4] = f.v[1], y[5] = f.v[2];
+}
+
+/* P −= x·yᵀ for a symmetric x·yᵀ (y a multiple of x): the 21 entries of the blocks. */
+static inline void abi_sub_rank1(abi* P, const mbt_real* x, const mbt_real* y) {
+  P->A.xx -= x[0] * y[0], P->A.yy -= x[1] * y[1], P->A.zz -= x[2] * y[2];
+  P->A.xy -= x[0] * y[1], P->A.xz -= x[0] * y[2], P->A.yz -= x[1] * y[2];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) P->B.m[i][j] -= x[i] * y[3 + j];
+  P->C.xx -= x[3] * y[3], P->C.yy -= x[4] * y[4], P->C.zz -= x[5] * y[5];
+  P->C.xy -= x[3] * y[4], P->C.xz -= x[3] * y[5], P->C.yz -= x[4] * y[5];
+}
+
+/* P_Po (= if set, else +=) Φ(p)·P_Co·Φ(p)ᵀ with p = p_PoCo, by blocks:
+ *   C' = C,  B' = B + [p]ₓ·C,  A' = A + [p]ₓ·Bᵀ + B'·[p]ₓᵀ,
+ * where column j of [p]ₓ·C is p × C_j, column j of [p]ₓ·Bᵀ is p × (row j of B) and row i of
+ * B'·[p]ₓᵀ is p × (row i of B'). */
+static void abi_add_shifted(abi* P_Po, const abi* P_Co, mbt_vec3 p, bool set) {
+  const sym3* C = &P_Co->C;
+  const mbt_vec3 pC[3] = {mbt_vec3_cross(p, mbt_vec3_make(C->xx, C->xy, C->xz)),
+                          mbt_vec3_cross(p, mbt_vec3_make(C->xy, C->yy, C->yz)),
+                          mbt_vec3_cross(p, mbt_vec3_make(C->xz, C->yz, C->zz))};
+  abi S;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) S.B.m[i][j] = P_Co->B.m[i][j] + pC[j].v[i];
+  const mbt_vec3 x[3] = {mbt_vec3_cross(p, mat3_row(&P_Co->B, 0)), mbt_vec3_cross(p, mat3_row(&P_Co->B, 1)),
+                         mbt_vec3_cross(p, mat3_row(&P_Co->B, 2))};
+  const mbt_vec3 y[3] = {mbt_vec3_cross(p, mat3_row(&S.B, 0)), mbt_vec3_cross(p, mat3_row(&S.B, 1)),
+                         mbt_vec3_cross(p, mat3_row(&S.B, 2))};
+  /* A'_ij = A_ij + x_j[i] + y_i[j] */
+  S.A.xx = P_Co->A.xx + x[0].v[0] + y[0].v[0];
+  S.A.yy = P_Co->A.yy + x[1].v[1] + y[1].v[1];
+  S.A.zz = P_Co->A.zz + x[2].v[2] + y[2].v[2];
+  S.A.xy = P_Co->A.xy + x[1].v[0] + y[0].v[1];
+  S.A.xz = P_Co->A.xz + x[2].v[0] + y[0].v[2];
+  S.A.yz = P_Co->A.yz + x[2].v[1] + y[1].v[2];
+  S.C = *C;
+  if (set) {
+    *P_Po = S;
+    return;
+  }
+  P_Po->A.xx += S.A.xx, P_Po->A.yy += S.A.yy, P_Po->A.zz += S.A.zz;
+  P_Po->A.xy += S.A.xy, P_Po->A.xz += S.A.xz, P_Po->A.yz += S.A.yz;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) P_Po->B.m[i][j] += S.B.m[i][j];
+  P_Po->C.xx += C->xx, P_Po->C.yy += C->yy, P_Po->C.zz += C->zz;
+  P_Po->C.xy += C->xy, P_Po->C.xz += C->xz, P_Po->C.yz += C->yz;
 }
 
 static inline bool node_is_locked(const mbt_context* ctx, const mbt_node* n) {
   return ctx->any_locked && n->nv > 0 && ctx->v_locked[n->v_start];
 }
 
-/* The q-dependent ABA cache also depends on which joints are locked: a node factored as
- * locked has L_00 = 0 in D_LLT. */
+/* The q-dependent ABA cache also depends on which joints are locked. */
 static bool aba_locks_match(const mbt_tree* tree, const mbt_context* ctx) {
+  if (!ctx->any_locked && !ctx->aba.factored_with_locks) return true;
   for (int node = 1; node < tree->num_nodes; ++node) {
     const mbt_node* n = &tree->nodes[node];
-    if (n->nv > 0 && node_is_locked(ctx, n) != !mbt_lt(0, ctx->aba.D_LLT[36 * node])) return false;
+    if (n->nv > 0 && node_is_locked(ctx, n) == ((ctx->aba.flags[node] & MBT__ABA_FREE) != 0)) return false;
   }
   return true;
 }
@@ -91,88 +232,21 @@ static int singular_error(const mbt_tree* tree, mbt_context* ctx, const mbt_node
                             mbt_value(pivot), MBT__CHOLESKY_RTOL, mbt_value(scale));
 }
 
-/* ---- pass 1: articulated inertias (q only) ---------------------------------------------- */
-static int calc_articulated_inertias(const mbt_tree* tree, mbt_context* ctx) {
-  const mbt_position_cache* pc = &ctx->pc;
-  mbt_aba_cache* aba = &ctx->aba;
-  mbt_spatial_inertia* Ic = ctx->scratch_I; /* composite inertia of each subtree about Bo */
-  const int nn = tree->num_nodes;
-  for (int node = 1; node < nn; ++node) {
-    abi_from_spatial_inertia(&pc->M_Bo_W[node], &aba->P_B_W[node]);
-    Ic[node] = pc->M_Bo_W[node];
+/* True when uniform gravity elements (sum g_W) are the only force elements with an effect
+ * and no joint is damped: then gravity enters as the world's acceleration −g. */
+static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* ctx, mbt_vec3* g_W) {
+  mbt_vec3 g = mbt_vec3_zero();
+  for (int e = 0; e < tree->num_forces; ++e) {
+    const mbt_force_element* fe = &tree->forces[e];
+    if (fe->type == MBT_FORCE_UNIFORM_GRAVITY) g = mbt_vec3_add(g, fe->u.gravity.g_W);
+    else if (!(fe->type == MBT_FORCE_USER && !fe->u.user.fn)) return false;
   }
-  for (int node = nn - 1; node > 0; --node) {
-    const mbt_node* n = &tree->nodes[node];
-    const mbt__abi* P = &aba->P_B_W[node];
-    mbt__abi* Pplus = &aba->Pplus_B_W[node];
-    const int nv = n->nv;
-    mbt_real* L = aba->D_LLT + 36 * node;
-    if (nv == 0 || node_is_locked(ctx, n)) {
-      *Pplus = *P;
-      L[0] = 0; /* marks the node as factored locked (a factor's L_00 is > 0) */
-    } else if (nv == 1) {
-      /* One column (revolute, prismatic, screw): D = hᵀ·P·h is a scalar,
-       * Pplus = P − u·uᵀ/D. */
-      const mbt_spatial_velocity* h = &pc->H_PB_W[n->v_start];
-      mbt_spatial_force* u = &aba->U_W[n->v_start];
-      abi_mul(P, h->coeffs, u->coeffs);
-      const mbt_real d = mbt__spatial_dot(h->coeffs, u->coeffs);
-      const mbt_real scale = composite_quadratic_form(&Ic[node], h);
-      if (!(mbt_lt(MBT__CHOLESKY_RTOL * scale, d) && mbt_isfinite(d))) return singular_error(tree, ctx, n, d, scale);
-      L[0] = mbt_sqrt(d);
-      const mbt_real dinv = 1 / d;
-      for (int i = 0; i < 6; ++i) {
-        const mbt_real ui = u->coeffs[i] * dinv;
-        for (int j = i; j < 6; ++j) Pplus->m[i][j] = Pplus->m[j][i] = P->m[i][j] - ui * u->coeffs[j];
-      }
-    } else {
-      /* nv columns: U_k = P·h_k, D_ij = h_iᵀ·U_j = L·Lᵀ (pivots scaled by h_iᵀ·Ic·h_i),
-       * Pplus = P − Yᵀ·Y with Y = L⁻¹·Uᵀ. */
-      const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
-      mbt_spatial_force* U = &aba->U_W[n->v_start];
-      mbt_real scale[6];
-      for (int k = 0; k < nv; ++k) {
-        abi_mul(P, H[k].coeffs, U[k].coeffs);
-        scale[k] = composite_quadratic_form(&Ic[node], &H[k]);
-      }
-      for (int i = 0; i < nv; ++i)
-        for (int j = 0; j <= i; ++j) L[i * nv + j] = mbt__spatial_dot(H[i].coeffs, U[j].coeffs);
-      int row = 0;
-      if (mbt__cholesky_factor_ex(L, nv, nv, scale, &row) != MBT_OK) {
-        mbt_real d = L[row * nv + row];
-        for (int k = 0; k < row; ++k) d -= L[row * nv + k] * L[row * nv + k];
-        return singular_error(tree, ctx, n, d, scale[row]);
-      }
-      if (nv == 6) {
-        /* H_PB_W is invertible (quaternion floating): P − P·H·(Hᵀ·P·H)⁻¹·Hᵀ·P = 0. */
-        for (int i = 0; i < 6; ++i)
-          for (int j = 0; j < 6; ++j) Pplus->m[i][j] = 0;
-      } else {
-        mbt_real Y[6][6];
-        for (int c = 0; c < 6; ++c)
-          for (int k = 0; k < nv; ++k) {
-            mbt_real s = U[k].coeffs[c];
-            for (int j = 0; j < k; ++j) s -= L[k * nv + j] * Y[j][c];
-            Y[k][c] = s / L[k * nv + k];
-          }
-        for (int i = 0; i < 6; ++i)
-          for (int j = i; j < 6; ++j) {
-            mbt_real s = P->m[i][j];
-            for (int k = 0; k < nv; ++k) s -= Y[k][i] * Y[k][j];
-            Pplus->m[i][j] = Pplus->m[j][i] = s;
-          }
-      }
-    }
-    if (n->parent_node > 0) {
-      abi_add_shifted(&aba->P_B_W[n->parent_node], Pplus, pc->p_PoBo_W[node]);
-      mbt__spatial_inertia_add_shifted(&Ic[n->parent_node], &Ic[node], pc->p_PoBo_W[node]);
-    }
-  }
-  ctx->aba_position_valid = true;
-  return MBT_OK;
+  for (int k = 0; k < tree->nv; ++k)
+    if (ctx->damping[k] != 0) return false;
+  *g_W = g;
+  return true;
 }
 
-/* ---- passes 2 and 3: bias forces and accelerations ---------------------------------------- */
 /* Ab_WB = A_PB_W bias + [w_WP × w_PB; w_WP × (w_WP × p_PoBo) + 2·w_WP × v_PB] (Drake's
  * ComposeWithMovingFrameAcceleration with v̇ = 0 and A_WP = 0). */
 static void calc_acceleration_bias(const mbt_context* ctx, const mbt_node* n, int node,
@@ -185,109 +259,297 @@ static void calc_acceleration_bias(const mbt_context* ctx, const mbt_node* n, in
   Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_WP, mbt_vec3_axpy(mbt_vec3_cross(w_WP, p), 2, V_PB->v)));
 }
 
-static void calc_aba_accelerations(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_applied,
-                                   const mbt_spatial_force* Fapp_Bo_W, mbt_real* vdot) {
-  const mbt_position_cache* pc = &ctx->pc;
-  const mbt_velocity_cache* vc = &ctx->vc;
+/* Pass 1 at one node: U = P·H, D = Hᵀ·U = L·Lᵀ with pivots checked against Hᵀ·Ic·H (first
+ * against its cheap upper bound), then Pplus = P − U·D⁻¹·Uᵀ in place of P. One column:
+ * Pplus = P − u·uᵀ/d; nv columns: Pplus = P − Σ_k y_k·y_kᵀ with Y = L⁻¹·Uᵀ; six (H
+ * invertible): Pplus = 0. */
+static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, const mbt_node* n, int node) {
   mbt_aba_cache* aba = &ctx->aba;
-  const mbt_multibody_forces* forces = ctx->forces;
-  const int nn = tree->num_nodes;
-
-  /* Z_B = b_Bo_W − Fapp_Bo_W − F_forces, with b_Bo_W = [w × (m·G·w); m·w × (w × p_BoBcm)]. */
-  for (int node = 1; node < nn; ++node) {
-    const mbt_node* n = &tree->nodes[node];
-    const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
-    const mbt_vec3 w = vc->V_WB[node].w;
-    mbt_spatial_force* Z = &aba->Z_Bo_W[node];
-    Z->tau = mbt_vec3_scale(mbt_vec3_cross(w, mbt__unit_inertia_mul(&M->G_SP_E, w)), M->mass);
-    Z->f = mbt_vec3_scale(mbt_vec3_cross(w, mbt_vec3_cross(w, M->p_PScm_E)), M->mass);
-    const mbt_spatial_force* Ff = &forces->F_BBo_W[node];
-    for (int i = 0; i < 6; ++i) Z->coeffs[i] -= Ff->coeffs[i];
-    if (Fapp_Bo_W)
-      for (int i = 0; i < 6; ++i) Z->coeffs[i] -= Fapp_Bo_W[node].coeffs[i];
-    calc_acceleration_bias(ctx, n, node, &aba->Ab_WB[node]);
+  abi* P = &aba->P_B_W[node];
+  const mbt_aba_composite_bound* Ic = &aba->Ic_B_W[node];
+  const int nv = n->nv;
+  const mbt_spatial_velocity* H = &ctx->pc.H_PB_W[n->v_start];
+  mbt_spatial_force* U = &aba->U_W[n->v_start];
+  if (nv == 1) {
+    abi_mul(P, H->coeffs, U->coeffs);
+    const mbt_real d = mbt__spatial_dot(H->coeffs, U->coeffs);
+    if (!pivot_is_regular(d, bound_quadratic_form(Ic, H))) {
+      const mbt_real scale = exact_pivot_scale(tree, ctx, node, H);
+      if (!pivot_is_regular(d, scale)) return singular_error(tree, ctx, n, d, scale);
+    }
+    const mbt_real dinv = 1 / d;
+    aba->D_inv[n->v_start] = dinv;
+    mbt_real u_d[6];
+    for (int i = 0; i < 6; ++i) u_d[i] = U->coeffs[i] * dinv;
+    abi_sub_rank1(P, u_d, U->coeffs);
+    return MBT_OK;
   }
+  mbt_real* L = aba->D_LLT + 6 * n->v_start;
+  mbt_real scale[6];
+  for (int k = 0; k < nv; ++k) {
+    abi_mul(P, H[k].coeffs, U[k].coeffs);
+    scale[k] = bound_quadratic_form(Ic, &H[k]);
+  }
+  int row = 0;
+  for (int exact = 0; exact < 2; ++exact) {
+    for (int i = 0; i < nv; ++i)
+      for (int j = 0; j <= i; ++j) L[i * nv + j] = mbt__spatial_dot(H[i].coeffs, U[j].coeffs);
+    if (mbt__cholesky_factor_ex(L, nv, nv, scale, &row) == MBT_OK) break;
+    if (exact) {
+      mbt_real d = L[row * nv + row];
+      for (int k = 0; k < row; ++k) d -= L[row * nv + k] * L[row * nv + k];
+      return singular_error(tree, ctx, n, d, scale[row]);
+    }
+    for (int k = 0; k < nv; ++k) scale[k] = exact_pivot_scale(tree, ctx, node, &H[k]);
+  }
+  if (nv == 6) {
+    static const abi zero;
+    *P = zero;
+    return MBT_OK;
+  }
+  mbt_real Y[6][6];
+  for (int k = 0; k < nv; ++k)
+    for (int c = 0; c < 6; ++c) {
+      mbt_real s = U[k].coeffs[c];
+      for (int j = 0; j < k; ++j) s -= L[k * nv + j] * Y[j][c];
+      Y[k][c] = s / L[k * nv + k];
+    }
+  for (int k = 0; k < nv; ++k) abi_sub_rank1(P, Y[k], Y[k]);
+  return MBT_OK;
+}
 
-  /* Pass 2, tip to base: e = tau − Hᵀ·Z, Zplus = Z + Pplus·Ab + U·D⁻¹·e. */
-  for (int node = nn - 1; node > 0; --node) {
+/* x = D⁻¹·x for the node's D. */
+static inline void solve_D(const mbt_aba_cache* aba, const mbt_node* n, mbt_real* x) {
+  if (n->nv == 1) x[0] *= aba->D_inv[n->v_start];
+  else mbt__cholesky_solve_ex(aba->D_LLT + 6 * n->v_start, n->nv, n->nv, x);
+}
+
+/* Flags of every node for the current locks (MBT__ABA_*). */
+static void calc_flags(const mbt_tree* tree, mbt_context* ctx) {
+  unsigned char* flags = ctx->aba.flags;
+  flags[0] = 0;
+  for (int node = 1; node < tree->num_nodes; ++node) {
     const mbt_node* n = &tree->nodes[node];
-    const mbt_spatial_force* Z = &aba->Z_Bo_W[node];
-    mbt_spatial_force* Zplus = &aba->Zplus_Bo_W[node];
-    abi_mul(&aba->Pplus_B_W[node], aba->Ab_WB[node].coeffs, Zplus->coeffs);
-    for (int i = 0; i < 6; ++i) Zplus->coeffs[i] += Z->coeffs[i];
-    const int nv = n->nv;
-    if (nv > 0 && !node_is_locked(ctx, n)) {
+    const unsigned char free = (n->nv > 0 && !node_is_locked(ctx, n)) ? MBT__ABA_FREE : 0;
+    const bool articulated = free || (flags[n->parent_node] & MBT__ABA_ARTICULATED);
+    flags[node] = free | (articulated ? MBT__ABA_ARTICULATED : 0) |
+                  (n->subtree_end == node + 1 ? MBT__ABA_LEAF : 0) |
+                  (n->subtree_end == tree->nodes[n->parent_node].subtree_end ? MBT__ABA_LAST_CHILD : 0);
+  }
+  ctx->aba.flags_valid = true;
+  ctx->aba.factored_with_locks = ctx->any_locked;
+}
+
+/* Z_B (= if set, else +=) b_Bo_W − Fapp_Bo_W − F_forces with the gyroscopic force
+ * b_Bo_W = [w × (m·G·w); m·w × (w × p_BoBcm)]. */
+static inline void add_bias_force(const mbt_spatial_inertia* M, mbt_vec3 w, const mbt_spatial_force* F_forces,
+                                  const mbt_spatial_force* Fapp, mbt_spatial_force* Z, bool set) {
+  mbt_spatial_force b;
+  b.tau = mbt_vec3_scale(mbt_vec3_cross(w, mbt__unit_inertia_mul(&M->G_SP_E, w)), M->mass);
+  b.f = mbt_vec3_scale(mbt_vec3_cross(w, mbt_vec3_cross(w, M->p_PScm_E)), M->mass);
+  if (F_forces)
+    for (int i = 0; i < 6; ++i) b.coeffs[i] -= F_forces->coeffs[i];
+  if (Fapp)
+    for (int i = 0; i < 6; ++i) b.coeffs[i] -= Fapp->coeffs[i];
+  if (set) *Z = b;
+  else
+    for (int i = 0; i < 6; ++i) Z->coeffs[i] += b.coeffs[i];
+}
+
+/* Z_Po (= if set, else +=) Zplus_Bo shifted to Po: tau += p_PoBo × f. */
+static inline void force_add_shifted(mbt_spatial_force* Z_Po, const mbt_spatial_force* Z_Bo, mbt_vec3 p, bool set) {
+  if (set) {
+    Z_Po->tau = mbt_vec3_add(Z_Bo->tau, mbt_vec3_cross(p, Z_Bo->f));
+    Z_Po->f = Z_Bo->f;
+  } else {
+    mbt__spatial_force_add_shifted(Z_Po, Z_Bo, p);
+  }
+}
+
+static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_applied,
+                    const mbt_spatial_force* Fapp_Bo_W, mbt_real* vdot) {
+  const mbt_position_cache* pc = &ctx->pc;
+  mbt_aba_cache* aba = &ctx->aba;
+  const int nn = tree->num_nodes;
+  const bool factor = !ctx->aba_position_valid || !aba_locks_match(tree, ctx);
+  mbt_vec3 g_W = mbt_vec3_zero();
+  const bool gravity_as_acceleration = gravity_is_the_only_force(tree, ctx, &g_W);
+  const mbt_multibody_forces* forces = NULL;
+  if (!gravity_as_acceleration) {
+    const int st = mbt__calc_force_elements(tree, ctx, ctx->forces);
+    if (st) return st;
+    forces = ctx->forces;
+  }
+  if (factor) {
+    ctx->aba_position_valid = false; /* until pass 1 completes */
+    if (!aba->flags_valid || ctx->any_locked || aba->factored_with_locks) calc_flags(tree, ctx);
+  }
+  const unsigned char* flags = aba->flags;
+
+  /* Tip to base, over the articulated bodies: Ab_WB; pass 1 (when q changed) and pass 2,
+   * e = tau − Hᵀ·Z, Zplus = Z + Pplus·Ab + U·D⁻¹·e. A leaf starts its sums P_B, Z_B and Ic_B,
+   * the last child starts its parent's. */
+  for (int node = nn - 1; node > 0; --node) {
+    const unsigned char f = flags[node];
+    if (!(f & MBT__ABA_ARTICULATED)) continue;
+    const mbt_node* n = &tree->nodes[node];
+    const bool free = f & MBT__ABA_FREE, leaf = f & MBT__ABA_LEAF, first = f & MBT__ABA_LAST_CHILD;
+    const bool to_parent = flags[n->parent_node] & MBT__ABA_ARTICULATED;
+    const mbt_vec3 p = pc->p_PoBo_W[node];
+    mbt_spatial_acceleration* Ab = &aba->Ab_WB[node];
+    calc_acceleration_bias(ctx, n, node, Ab);
+    mbt_spatial_force* Z = &aba->Z_Bo_W[node];
+    add_bias_force(&pc->M_Bo_W[node], ctx->vc.V_WB[node].w, forces ? &forces->F_BBo_W[node] : NULL,
+                   Fapp_Bo_W ? &Fapp_Bo_W[node] : NULL, Z, leaf);
+    if (factor) {
+      rigid M;
+      rigid_from_spatial_inertia(&pc->M_Bo_W[node], &M);
+      abi_add_rigid(&aba->P_B_W[node], &M, leaf);
+      bound_add_rigid(&aba->Ic_B_W[node], &M, leaf);
+      if (free) {
+        const int st = project_articulated_inertia(tree, ctx, n, node);
+        if (st) return st;
+      }
+      if (to_parent) {
+        abi_add_shifted(&aba->P_B_W[n->parent_node], &aba->P_B_W[node], p, first);
+        bound_add_shifted(&aba->Ic_B_W[n->parent_node], &aba->Ic_B_W[node], p, first);
+      }
+    }
+    mbt_real PAb[6];
+    abi_mul(&aba->P_B_W[node], Ab->coeffs, PAb);
+    if (free) {
+      const int nv = n->nv;
       const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
       const mbt_spatial_force* U = &aba->U_W[n->v_start];
-      const mbt_real* L = aba->D_LLT + 36 * node;
       mbt_real* e = aba->e + n->v_start;
       mbt_real x[6];
       for (int k = 0; k < nv; ++k) {
         const int dof = n->v_start + k;
-        e[k] = forces->tau[dof] + (tau_applied ? tau_applied[dof] : 0) - mbt__spatial_dot(H[k].coeffs, Z->coeffs);
+        e[k] = (forces ? forces->tau[dof] : 0) + (tau_applied ? tau_applied[dof] : 0) -
+               mbt__spatial_dot(H[k].coeffs, Z->coeffs);
         x[k] = e[k];
       }
-      if (nv == 1) x[0] /= L[0] * L[0];
-      else mbt__cholesky_solve_ex(L, nv, nv, x);
+      solve_D(aba, n, x);
       for (int k = 0; k < nv; ++k)
-        for (int i = 0; i < 6; ++i) Zplus->coeffs[i] += U[k].coeffs[i] * x[k];
+        for (int i = 0; i < 6; ++i) PAb[i] += U[k].coeffs[i] * x[k];
     }
-    if (n->parent_node > 0) mbt__spatial_force_add_shifted(&aba->Z_Bo_W[n->parent_node], Zplus, pc->p_PoBo_W[node]);
+    for (int i = 0; i < 6; ++i) Z->coeffs[i] += PAb[i];
+    if (to_parent) force_add_shifted(&aba->Z_Bo_W[n->parent_node], Z, p, first);
   }
+  if (factor) ctx->aba_position_valid = true;
 
   /* Pass 3, base to tip: A⁻ = Φᵀ·A_WP + Ab, v̇ = D⁻¹·(e − Uᵀ·A⁻), A_WB = A⁻ + H·v̇. */
-  for (int i = 0; i < 6; ++i) aba->A_WB[0].coeffs[i] = 0;
+  aba->A_WB[0].alpha = mbt_vec3_zero();
+  aba->A_WB[0].a = gravity_as_acceleration ? mbt_vec3_neg(g_W) : mbt_vec3_zero();
   for (int node = 1; node < nn; ++node) {
     const mbt_node* n = &tree->nodes[node];
     const mbt_spatial_acceleration* A_WP = &aba->A_WB[n->parent_node];
     const mbt_spatial_acceleration* Ab = &aba->Ab_WB[node];
+    if (!(flags[node] & MBT__ABA_ARTICULATED)) calc_acceleration_bias(ctx, n, node, &aba->Ab_WB[node]);
     mbt_spatial_acceleration* A = &aba->A_WB[node];
     A->alpha = mbt_vec3_add(A_WP->alpha, Ab->alpha);
     A->a = mbt_vec3_add(mbt_vec3_add(A_WP->a, mbt_vec3_cross(A_WP->alpha, pc->p_PoBo_W[node])), Ab->a);
     const int nv = n->nv;
     if (nv == 0) continue;
     mbt_real* vd = vdot + n->v_start;
-    if (node_is_locked(ctx, n)) {
+    if (!(flags[node] & MBT__ABA_FREE)) {
       for (int k = 0; k < nv; ++k) vd[k] = 0;
       continue;
     }
     const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
     const mbt_spatial_force* U = &aba->U_W[n->v_start];
-    const mbt_real* L = aba->D_LLT + 36 * node;
     const mbt_real* e = aba->e + n->v_start;
     mbt_real x[6];
     for (int k = 0; k < nv; ++k) x[k] = e[k] - mbt__spatial_dot(U[k].coeffs, A->coeffs);
-    if (nv == 1) x[0] /= L[0] * L[0];
-    else mbt__cholesky_solve_ex(L, nv, nv, x);
+    solve_D(aba, n, x);
     for (int k = 0; k < nv; ++k) {
       vd[k] = x[k];
       for (int i = 0; i < 6; ++i) A->coeffs[i] += H[k].coeffs[i] * x[k];
     }
   }
+  return MBT_OK;
 }
 
 int mbt_calc_forward_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_applied,
                               const mbt_spatial_force* Fapp_Bo_W_array, mbt_real* vdot) {
-  int st = mbt__check_tree_context(tree, ctx, "calc_forward_dynamics");
+  const int st = mbt__check_tree_context(tree, ctx, "calc_forward_dynamics");
   if (st) return st;
   if (!vdot && tree->nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_forward_dynamics: vdot is NULL");
   mbt__ensure_velocity_kinematics(tree, ctx);
-  if (!ctx->aba_position_valid || !aba_locks_match(tree, ctx)) {
-    st = calc_articulated_inertias(tree, ctx);
-    if (st) return st;
-  }
-  st = mbt__calc_force_elements(tree, ctx, ctx->forces);
-  if (st) return st;
-  calc_aba_accelerations(tree, ctx, tau_applied, Fapp_Bo_W_array, vdot);
-  return MBT_OK;
+  return calc_aba(tree, ctx, tau_applied, Fapp_Bo_W_array, vdot);
 }
 
 /* ---- through the mass matrix ------------------------------------------------------------- */
+/* M = Lᵀ·L in place (lower triangle) for a tree [Featherstone 2008, §6.5, Table 6.3]: with
+ * λ(k) the parent dof of dof k (λ(k) < k), M_ij ≠ 0 only when i is an ancestor of j or j of
+ * i, and so is L: no fill-in, O(nv·d²) for depth d. For k = nv−1 down to 0:
+ *   L_kk = sqrt(M_kk),  L_ki = M_ki/L_kk for i ∈ ancestors(k),
+ *   M_ij −= L_ki·L_kj for i ∈ ancestors(k), j ∈ ancestors(i) ∪ {i}.
+ * Locked dofs are left out: λ skips them. The pivot of dof k is singular when
+ * <= MBT__CHOLESKY_RTOL·M_kk (the diagonal before factoring, in M_diag). Returns the failing
+ * dof, or −1. */
+static int tree_ltl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
+  const int nv = tree->nv;
+  const int* lambda = ctx->aba.dof_parent;
+  for (int k = nv - 1; k >= 0; --k) {
+    if (ctx->any_locked && ctx->v_locked[k]) continue;
+    mbt_real* Lk = M + (size_t)k * (size_t)nv;
+    const mbt_real d = Lk[k];
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(ctx->aba.M_diag[k]), d) && mbt_isfinite(d))) return k;
+    Lk[k] = mbt_sqrt(d);
+    const mbt_real inv = 1 / Lk[k];
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) Lk[i] *= inv;
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
+      mbt_real* Mi = M + (size_t)i * (size_t)nv;
+      const mbt_real l = Lk[i];
+      for (int j = i; j >= 0; j = lambda[j]) Mi[j] -= l * Lk[j];
+    }
+  }
+  return -1;
+}
+
+/* Lᵀ·L·x = b in place [Featherstone 2008, Table 6.4]: Lᵀ·y = b for k = nv−1 down to 0, then
+ * L·x = y for k = 0 up. */
+static void tree_ltl_solve(const mbt_tree* tree, const mbt_context* ctx, const mbt_real* L, mbt_real* x) {
+  const int nv = tree->nv;
+  const int* lambda = ctx->aba.dof_parent;
+  for (int k = nv - 1; k >= 0; --k) {
+    if (ctx->any_locked && ctx->v_locked[k]) continue;
+    const mbt_real* Lk = L + (size_t)k * (size_t)nv;
+    x[k] /= Lk[k];
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) x[i] -= Lk[i] * x[k];
+  }
+  for (int k = 0; k < nv; ++k) {
+    if (ctx->any_locked && ctx->v_locked[k]) continue;
+    const mbt_real* Lk = L + (size_t)k * (size_t)nv;
+    mbt_real s = x[k];
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) s -= Lk[i] * x[i];
+    x[k] = s / Lk[k];
+  }
+}
+
+/* λ(k) over the unlocked dofs: the previous dof of the same mobilizer, else the last
+ * unlocked dof of the nearest ancestor that has one. */
+static void calc_dof_parents(const mbt_tree* tree, mbt_context* ctx) {
+  int* last = ctx->aba.node_last_dof;
+  int* lambda = ctx->aba.dof_parent;
+  last[0] = -1;
+  for (int node = 1; node < tree->num_nodes; ++node) {
+    const mbt_node* n = &tree->nodes[node];
+    int above = last[n->parent_node];
+    if (n->nv > 0 && !node_is_locked(ctx, n))
+      for (int k = 0; k < n->nv; ++k) {
+        lambda[n->v_start + k] = above;
+        above = n->v_start + k;
+      }
+    last[node] = above;
+  }
+}
+
 /* M·v̇ = rhs with rhs = −ID(v̇ = 0, Fapp + F_forces, tau_app + tau_forces) = tau_app + tau_forces
- * + Σ J_WBᵀ·(Fapp + F_forces) − C·v; M by the composite-rigid-body algorithm, factored in
- * place in scratch_nvnv. Locked dofs: the rows and columns of the unlocked dofs are compacted
- * in place (row-major, each element moves to a lower index) and v̇_locked = 0. */
+ * + Σ J_WBᵀ·(Fapp + F_forces) − C·v; M by the composite-rigid-body algorithm in scratch_nvnv,
+ * factored in place. Locked dofs: v̇_locked = 0, their rows and columns are left out. */
 int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context* ctx,
                                               const mbt_real* tau_applied,
                                               const mbt_spatial_force* Fapp_Bo_W_array, mbt_real* vdot) {
@@ -312,27 +574,10 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
   mbt_real* M = ctx->scratch_nvnv;
   st = mbt_calc_mass_matrix(tree, ctx, M);
   if (st) return st;
-  int nr = 0; /* unlocked dofs, compacted to the front */
-  for (int i = 0; i < nv; ++i) {
-    if (ctx->any_locked && ctx->v_locked[i]) continue;
-    int c = 0;
-    for (int j = 0; j < nv; ++j) {
-      if (ctx->any_locked && ctx->v_locked[j]) continue;
-      M[nr * nv + c] = M[i * nv + j];
-      ++c;
-    }
-    rhs[nr++] = rhs[i];
-  }
-  int row = 0;
-  if (mbt__cholesky_factor_ex(M, nr, nv, NULL, &row) != MBT_OK) {
-    int dof = -1;
-    for (int k = 0, r = 0; k < nv; ++k) {
-      if (ctx->any_locked && ctx->v_locked[k]) continue;
-      if (r++ == row) {
-        dof = k;
-        break;
-      }
-    }
+  calc_dof_parents(tree, ctx);
+  for (int k = 0; k < nv; ++k) ctx->aba.M_diag[k] = M[(size_t)k * (size_t)nv + (size_t)k];
+  const int dof = tree_ltl_factor(tree, ctx, M);
+  if (dof >= 0) {
     const mbt_node* n = &tree->nodes[tree->v_node[dof]];
     return mbt__context_error(ctx, MBT_ERR_SINGULAR,
                               "body '%s': mass matrix is singular at velocity %d (mobilizer '%s'): "
@@ -340,7 +585,7 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
                               "end of a joint?)",
                               tree->bodies[n->body].name, dof, tree->mobilizers[n->mobilizer].name);
   }
-  mbt__cholesky_solve_ex(M, nr, nv, rhs);
-  for (int k = nv - 1, r = nr - 1; k >= 0; --k) vdot[k] = (ctx->any_locked && ctx->v_locked[k]) ? 0 : rhs[r--];
+  tree_ltl_solve(tree, ctx, M, rhs);
+  for (int k = 0; k < nv; ++k) vdot[k] = (ctx->any_locked && ctx->v_locked[k]) ? 0 : rhs[k];
   return MBT_OK;
 }

@@ -2,7 +2,7 @@
  * CalcPositionKinematicsCache, CalcVelocityKinematicsCache, CalcSpatialAccelerationsFromVdot),
  * one base-to-tip pass each over the body nodes in order. */
 #include "algorithms/algorithms_internal.h"
-#include "mobilizers/mobilizer_kernels.h"
+#include "mobilizers/mobilizer_types.h"
 
 int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const char* what) {
   if (!tree) {
@@ -17,52 +17,169 @@ int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const 
   return MBT_OK;
 }
 
-/* Position kinematics, node by node from the world:
- *   X_PB = X_PF·X_FM(q)·X_MB, X_WB = X_WP·X_PB, R_WF = R_WP·R_PF, p_PoBo_W = R_WP·p_PoBo_P;
- *   H_PB_W column k = R_WF·H_FM_k shifted from Mo to Bo: v += w × p_MoBo_W;
- *   M_Bo_W = R_WB·M_BBo_B (re-expressed), p_WBcm = X_WB·p_BoBcm_B. */
-static void calc_position_kinematics(const mbt_tree* tree, mbt_context* ctx) {
-  mbt_position_cache* pc = &ctx->pc;
-  const mbt_real* q = ctx->q;
-  pc->X_WB[0] = mbt_transform_identity();
-  pc->X_PB[0] = mbt_transform_identity();
-  pc->X_FM[0] = mbt_transform_identity();
-  pc->p_PoBo_W[0] = mbt_vec3_zero();
-  pc->R_WF[0] = mbt_mat3_identity();
-  pc->M_Bo_W[0] = tree->nodes[0].M_BBo_B;
-  pc->p_WBcm[0] = tree->nodes[0].M_BBo_B.p_PScm_E;
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
-    const mbt_transform* X_WP = &pc->X_WB[n->parent_node];
-    mbt_transform* X_FM = &pc->X_FM[node];
-    mbt__mob_calc_X_FM(n, q + n->q_start, X_FM);
-    /* X_PM = X_PF·X_FM */
-    mbt_transform X_PM = n->X_PF_is_identity ? *X_FM : mbt_transform_compose(&n->X_PF, X_FM);
-    mbt_transform* X_PB = &pc->X_PB[node];
-    *X_PB = n->X_MB_is_identity ? X_PM : mbt_transform_compose(&X_PM, &n->X_MB);
-    mbt_transform* X_WB = &pc->X_WB[node];
-    *X_WB = mbt_transform_compose(X_WP, X_PB);
-    pc->p_PoBo_W[node] = mbt_vec3_sub(X_WB->p, X_WP->p);
-    const mbt_mat3* R_WF = &pc->R_WF[node];
-    pc->R_WF[node] = n->X_PF_is_identity ? X_WP->R : mbt_mat3_mul(&X_WP->R, &n->X_PF.R);
-    /* H_FM and H_PB_W */
-    if (n->nv > 0) {
+/* Position kinematics, node by node from the world, in two parts.
+ * Poses: X_PB = X_PF·X_FM(q)·X_MB, X_WB = X_WP·X_PB, R_WF = R_WP·R_PF, p_PoBo_W = R_WP·p_PoBo_P.
+ * For a revolute mobilizer about ±ê_k with X_MB = I, R_FM is a plane rotation of two columns,
+ * so R_PB = R_PF·R_FM and R_WB = R_WF·R_FM cost 12 products each; a weld's X_PB is constant. */
+static inline void calc_node_pose(const mbt_node* n, int node, const mbt_real* q, mbt_position_cache* pc,
+                                  bool with_X_PB) {
+  const mbt_transform* X_WP = &pc->X_WB[n->parent_node];
+  mbt_transform* X_FM = &pc->X_FM[node];
+  mbt_transform* X_PB = &pc->X_PB[node];
+  mbt_transform* X_WB = &pc->X_WB[node];
+  mbt_mat3* R_WF = &pc->R_WF[node];
+  mbt_vec3 p_PoBo_P;
+  if (n->type == MBT_MOBILIZER_WELD) {
+    if (with_X_PB) {
+      *X_FM = mbt_transform_identity();
+      *X_PB = n->X_PB_weld;
+    }
+    p_PoBo_P = n->X_PB_weld.p;
+    X_WB->R = n->R_PB_weld_is_identity ? X_WP->R : mbt_mat3_mul(&X_WP->R, &n->X_PB_weld.R);
+    if (n->X_MB_is_identity) *R_WF = X_WB->R;  /* R_FM = R_MB = I */
+    else *R_WF = n->R_PF_is_identity ? X_WP->R : mbt_mat3_mul(&X_WP->R, &n->X_PF.R);
+  } else {
+    *R_WF = n->R_PF_is_identity ? X_WP->R : mbt_mat3_mul(&X_WP->R, &n->X_PF.R);
+    if (n->type == MBT_MOBILIZER_REVOLUTE && n->axis_k && n->X_MB_is_identity) {
+      mbt_real s, c;
+      mbt__sincos(q[n->q_start], &s, &c);
+      if (with_X_PB) {
+        X_FM->R = mbt__rot_coord_axis(n->axis_k, s, c);
+        X_FM->p = mbt_vec3_zero();
+        if (n->R_PF_is_identity) X_PB->R = X_FM->R;
+        else mbt__mat3_mul_rot_coord_axis(&n->X_PF.R, n->axis_k, s, c, &X_PB->R);
+        X_PB->p = n->X_PF.p;
+      }
+      p_PoBo_P = n->X_PF.p;
+      mbt__mat3_mul_rot_coord_axis(R_WF, n->axis_k, s, c, &X_WB->R);
+    } else if (n->type == MBT_MOBILIZER_PRISMATIC && n->X_MB_is_identity) {
+      /* R_FM = I, p_FoMo_F = q·â: p_PoBo_P = p_PoFo_P + q·R_PF·â. */
+      const mbt_real qb = q[n->q_start];
+      p_PoBo_P = mbt_vec3_axpy(n->X_PF.p, qb, mbt_mat3_mul_vec(&n->X_PF.R, n->axis));
+      if (with_X_PB) {
+        X_FM->R = mbt_mat3_identity();
+        X_FM->p = mbt_vec3_scale(n->axis, qb);
+        X_PB->R = n->X_PF.R;
+        X_PB->p = p_PoBo_P;
+      }
+      X_WB->R = *R_WF;
+    } else {
+      mbt__mob_calc_X_FM(n, q + n->q_start, X_FM);
+      const mbt_transform X_PM = n->X_PF_is_identity ? *X_FM : mbt_transform_compose(&n->X_PF, X_FM);
+      *X_PB = n->X_MB_is_identity ? X_PM : mbt_transform_compose(&X_PM, &n->X_MB);
+      p_PoBo_P = X_PB->p;
+      X_WB->R = mbt_mat3_mul(&X_WP->R, &X_PB->R);
+    }
+  }
+  const mbt_vec3 p_PoBo_W = mbt_mat3_mul_vec(&X_WP->R, p_PoBo_P);
+  pc->p_PoBo_W[node] = p_PoBo_W;
+  X_WB->p = mbt_vec3_add(X_WP->p, p_PoBo_W);
+}
+
+/* M_Bo_W = {m, R_WB·p_BoBcm_B, R_WB·G_BBo_B·R_WBᵀ}: with A = R·G, the six entries
+ * (A·Rᵀ)ᵢⱼ, i <= j, of the symmetric product (45 products). */
+static inline void reexpress_inertia(const mbt_spatial_inertia* M_B, const mbt_mat3* R, mbt_spatial_inertia* M_W) {
+  const mbt_unit_inertia* G = &M_B->G_SP_E;
+  const mbt_real g[3][3] = {{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}};
+  mbt_real A[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = R->m[i][0] * g[0][j] + R->m[i][1] * g[1][j] + R->m[i][2] * g[2][j];
+#define MBT__ARt(i, j) (A[i][0] * R->m[j][0] + A[i][1] * R->m[j][1] + A[i][2] * R->m[j][2])
+  M_W->G_SP_E.xx = MBT__ARt(0, 0);
+  M_W->G_SP_E.yy = MBT__ARt(1, 1);
+  M_W->G_SP_E.zz = MBT__ARt(2, 2);
+  M_W->G_SP_E.xy = MBT__ARt(0, 1);
+  M_W->G_SP_E.xz = MBT__ARt(0, 2);
+  M_W->G_SP_E.yz = MBT__ARt(1, 2);
+#undef MBT__ARt
+  M_W->p_PScm_E = mbt_mat3_mul_vec(R, M_B->p_PScm_E);
+  M_W->mass = M_B->mass;
+}
+
+/* The rest of the position cache, from the poses:
+ *   H_PB_W column k = R_WF·H_FM_k shifted from Mo to Bo: v += w × p_MoBo_W (revolute about â:
+ *   [R_WF·â; 0] when X_MB = I; prismatic: [0; R_WF·â]);
+ *   M_Bo_W = R_WB·M_BBo_B (re-expressed), p_WBcm = p_WBo + p_BoBcm_W.
+ * H_FM is constant for every type but the universal mobilizer: the context holds it from its
+ * creation (context.c) and only the universal's is recomputed here. */
+static inline void calc_node_position_dynamics(const mbt_node* n, int node, const mbt_real* q, mbt_position_cache* pc) {
+  const mbt_transform* X_WB = &pc->X_WB[node];
+  const mbt_mat3* R_WF = &pc->R_WF[node];
+  mbt_spatial_velocity* H_PB_W = &pc->H_PB_W[n->v_start];
+  switch (n->type) {
+    case MBT_MOBILIZER_WELD:
+      break;
+    case MBT_MOBILIZER_REVOLUTE: {
+      mbt_vec3 w;
+      if (n->axis_k) {
+        const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
+        w = mbt_vec3_make(R_WF->m[0][k], R_WF->m[1][k], R_WF->m[2][k]);
+        if (n->axis_k < 0) w = mbt_vec3_neg(w);
+      } else {
+        w = mbt_mat3_mul_vec(R_WF, n->axis);
+      }
+      H_PB_W->w = w;
+      H_PB_W->v = n->X_MB_is_identity ? mbt_vec3_zero() : mbt_vec3_cross(w, mbt_mat3_mul_vec(&X_WB->R, n->p_MoBo_B));
+      break;
+    }
+    case MBT_MOBILIZER_PRISMATIC:
+      H_PB_W->w = mbt_vec3_zero();
+      H_PB_W->v = mbt_mat3_mul_vec(R_WF, n->axis);
+      break;
+    default: {
       mbt_spatial_velocity* H_FM = &pc->H_FM[n->v_start];
-      mbt_spatial_velocity* H_PB_W = &pc->H_PB_W[n->v_start];
-      mbt__mob_calc_H_FM(n, q + n->q_start, H_FM);
-      /* p_MoBo_W = R_WP·(p_PoBo_P − p_PoMo_P) */
+      if (n->type == MBT_MOBILIZER_UNIVERSAL) mbt__mob_calc_H_FM(n, q + n->q_start, H_FM);
       const bool shift = !n->X_MB_is_identity;
-      const mbt_vec3 p_MoBo_W = shift ? mbt_mat3_mul_vec(&X_WP->R, mbt_vec3_sub(X_PB->p, X_PM.p)) : mbt_vec3_zero();
+      const mbt_vec3 p_MoBo_W = shift ? mbt_mat3_mul_vec(&X_WB->R, n->p_MoBo_B) : mbt_vec3_zero();
       for (int k = 0; k < n->nv; ++k) {
         H_PB_W[k].w = mbt_mat3_mul_vec(R_WF, H_FM[k].w);
         H_PB_W[k].v = mbt_mat3_mul_vec(R_WF, H_FM[k].v);
         if (shift) H_PB_W[k].v = mbt_vec3_add(H_PB_W[k].v, mbt_vec3_cross(H_PB_W[k].w, p_MoBo_W));
       }
+      break;
     }
-    pc->M_Bo_W[node] = mbt__spatial_inertia_reexpress(&n->M_BBo_B, &X_WB->R);
-    pc->p_WBcm[node] = mbt_vec3_add(X_WB->p, pc->M_Bo_W[node].p_PScm_E);
   }
-  ctx->position_valid = true;
+  mbt_spatial_inertia* M_Bo_W = &pc->M_Bo_W[node];
+  reexpress_inertia(&n->M_BBo_B, &X_WB->R, M_Bo_W);
+  pc->p_WBcm[node] = mbt_vec3_add(X_WB->p, M_Bo_W->p_PScm_E);
+}
+
+static void calc_world_node(const mbt_tree* tree, mbt_position_cache* pc, bool dynamics) {
+  pc->X_WB[0] = mbt_transform_identity();
+  pc->X_PB[0] = mbt_transform_identity();
+  pc->X_FM[0] = mbt_transform_identity();
+  pc->p_PoBo_W[0] = mbt_vec3_zero();
+  pc->R_WF[0] = mbt_mat3_identity();
+  if (dynamics) {
+    pc->M_Bo_W[0] = tree->nodes[0].M_BBo_B;
+    pc->p_WBcm[0] = tree->nodes[0].M_BBo_B.p_PScm_E;
+  }
+}
+
+/* Poses only (mbt_calc_forward_kinematics): X_WB, p_PoBo_W, R_WF; X_PB and X_FM are part of
+ * the whole cache (they may be left stale here). */
+static void calc_poses(const mbt_tree* tree, mbt_context* ctx) {
+  mbt_position_cache* pc = &ctx->pc;
+  calc_world_node(tree, pc, false);
+  for (int node = 1; node < tree->num_nodes; ++node) calc_node_pose(&tree->nodes[node], node, ctx->q, pc, false);
+  ctx->pose_valid = true;
+}
+
+/* The whole position cache, poses included (X_PB and X_FM are not kept by calc_poses). */
+static void calc_position_kinematics(const mbt_tree* tree, mbt_context* ctx) {
+  mbt_position_cache* pc = &ctx->pc;
+  const mbt_real* q = ctx->q;
+  calc_world_node(tree, pc, true);
+  for (int node = 1; node < tree->num_nodes; ++node) {
+    const mbt_node* n = &tree->nodes[node];
+    calc_node_pose(n, node, q, pc, true);
+    calc_node_position_dynamics(n, node, q, pc);
+  }
+  ctx->pose_valid = ctx->position_valid = true;
+}
+
+void mbt__ensure_poses(const mbt_tree* tree, mbt_context* ctx) {
+  if (!ctx->pose_valid && !ctx->position_valid) calc_poses(tree, ctx);
 }
 
 void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx) {
@@ -123,9 +240,8 @@ void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx) {
 
 mbt_vec3 mbt__p_MoBo_W(const mbt_context* ctx, const mbt_node* n, int node) {
   if (n->X_MB_is_identity) return mbt_vec3_zero();
-  /* p_MoBo_W = R_WB·p_MoBo_B, p_MoBo_B = R_MBᵀ·p_MoBo_M. */
-  const mbt_vec3 p_MoBo_B = mbt_mat3_tmul_vec(&n->X_MB.R, n->X_MB.p);
-  return mbt_mat3_mul_vec(&ctx->pc.X_WB[node].R, p_MoBo_B);
+  /* p_MoBo_W = R_WB·p_MoBo_B (p_MoBo_B = R_MBᵀ·p_MoBo_M, from finalize). */
+  return mbt_mat3_mul_vec(&ctx->pc.X_WB[node].R, n->p_MoBo_B);
 }
 
 /* A_PB_W − H_PB_W·v̇ = R_WF·[αb; ab + αb × p_MoBo_F] + [0; w_PB × (w_PB × p_MoBo_W)], where
@@ -148,38 +264,13 @@ void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, 
   }
 }
 
-/* Drake's ComposeWithMovingFrameAcceleration, A_WB from A_WP and A_PB_W:
- *   alpha_WB = alpha_WP + alpha_PB + w_WP × w_PB,
- *   a_WBo = a_WPo + alpha_WP × p_PoBo + w_WP × (w_WP × p_PoBo) + a_PB + 2·w_WP × v_PB. */
+/* A_WB base to tip (mbt__compose_A_WB). */
 static void calc_spatial_accelerations(const mbt_tree* tree, const mbt_context* ctx, bool use_v,
                                        const mbt_real* vdot, mbt_spatial_acceleration* A_WB) {
-  const mbt_position_cache* pc = &ctx->pc;
-  const mbt_velocity_cache* vc = &ctx->vc;
   for (int i = 0; i < 6; ++i) A_WB[0].coeffs[i] = 0;
   for (int node = 1; node < tree->num_nodes; ++node) {
     const mbt_node* n = &tree->nodes[node];
-    const mbt_spatial_acceleration* A_WP = &A_WB[n->parent_node];
-    const mbt_vec3 p = pc->p_PoBo_W[node];
-    mbt_spatial_acceleration A;  /* A_PB_W */
-    if (use_v) mbt__calc_A_PB_W_bias(ctx, n, node, &A);
-    else A.alpha = A.a = mbt_vec3_zero();
-    if (vdot) {
-      const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
-      const mbt_real* vd = vdot + n->v_start;
-      for (int k = 0; k < n->nv; ++k)
-        for (int i = 0; i < 6; ++i) A.coeffs[i] += H[k].coeffs[i] * vd[k];
-    }
-    mbt_spatial_acceleration* Ab = &A_WB[node];
-    mbt_vec3 a = mbt_vec3_add(A_WP->a, mbt_vec3_cross(A_WP->alpha, p));
-    mbt_vec3 alpha = mbt_vec3_add(A_WP->alpha, A.alpha);
-    if (use_v) {
-      const mbt_vec3 w_WP = vc->V_WB[n->parent_node].w;
-      const mbt_spatial_velocity* V_PB = &vc->V_PB_W[node];
-      alpha = mbt_vec3_add(alpha, mbt_vec3_cross(w_WP, V_PB->w));
-      a = mbt_vec3_add(a, mbt_vec3_cross(w_WP, mbt_vec3_axpy(mbt_vec3_cross(w_WP, p), 2, V_PB->v)));
-    }
-    Ab->alpha = alpha;
-    Ab->a = mbt_vec3_add(a, A.a);
+    mbt__compose_A_WB(ctx, n, node, use_v, vdot ? vdot + n->v_start : NULL, &A_WB[n->parent_node], &A_WB[node]);
   }
 }
 
@@ -195,6 +286,13 @@ int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
   int st = mbt__check_tree_context(tree, ctx, "calc_position_kinematics_cache");
   if (st) return st;
   calc_position_kinematics(tree, ctx);
+  return MBT_OK;
+}
+
+int mbt_calc_forward_kinematics(const mbt_tree* tree, mbt_context* ctx) {
+  int st = mbt__check_tree_context(tree, ctx, "calc_forward_kinematics");
+  if (st) return st;
+  calc_poses(tree, ctx);
   return MBT_OK;
 }
 
@@ -238,7 +336,7 @@ static int check_body(const mbt_tree* tree, const mbt_context* ctx, int body, co
 int mbt_context_body_pose_in_world(const mbt_tree* tree, mbt_context* ctx, int body, mbt_transform* X_WB) {
   int st = check_body(tree, ctx, body, X_WB, "body_pose_in_world");
   if (st) return st;
-  mbt__ensure_position_kinematics(tree, ctx);
+  mbt__ensure_poses(tree, ctx);
   *X_WB = ctx->pc.X_WB[tree->bodies[body].node];
   return MBT_OK;
 }

@@ -3,7 +3,9 @@
 #include "mobilizers/mobilizer_types.h"
 
 void mbt__revolute_calc_X_FM(const mbt_node* n, const mbt_real* q, mbt_transform* X_FM) {
-  X_FM->R = mbt__rot_axis_angle(n->axis, mbt_sin(q[0]), mbt_cos(q[0]));
+  mbt_real s, c;
+  mbt__sincos(q[0], &s, &c);
+  X_FM->R = n->axis_k ? mbt__rot_coord_axis(n->axis_k, s, c) : mbt__rot_axis_angle(n->axis, s, c);
   X_FM->p = mbt_vec3_zero();
 }
 void mbt__revolute_calc_H_FM(const mbt_node* n, const mbt_real* q, mbt_spatial_velocity* H) {

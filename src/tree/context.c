@@ -49,18 +49,25 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->vc.V_FM);
   free(ctx->ac.A_WB);
   free(ctx->aba.P_B_W);
-  free(ctx->aba.Pplus_B_W);
+  free(ctx->aba.Ic_B_W);
+  free(ctx->aba.flags);
   free(ctx->aba.U_W);
+  free(ctx->aba.D_inv);
   free(ctx->aba.D_LLT);
   free(ctx->aba.Ab_WB);
   free(ctx->aba.Z_Bo_W);
-  free(ctx->aba.Zplus_Bo_W);
   free(ctx->aba.e);
   free(ctx->aba.A_WB);
+  free(ctx->aba.dof_parent);
+  free(ctx->aba.node_last_dof);
+  free(ctx->aba.M_diag);
   free(ctx->scratch_A);
   free(ctx->scratch_F);
   free(ctx->scratch_F2);
   free(ctx->scratch_I);
+  free(ctx->scratch_Ic);
+  free(ctx->scratch_H);
+  free(ctx->v_parent);
   for (int i = 0; i < 4; ++i) free(ctx->scratch_nv[i]);
   free(ctx->scratch_nvnv);
   mbt_multibody_forces_destroy(ctx->forces);
@@ -99,19 +106,26 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->vc.V_PB_W = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
   ctx->vc.V_FM = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
   ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
-  ctx->aba.P_B_W = alloc(nn, sizeof(mbt_articulated_body_inertia), &failed);
-  ctx->aba.Pplus_B_W = alloc(nn, sizeof(mbt_articulated_body_inertia), &failed);
+  ctx->aba.P_B_W = alloc(nn, sizeof(mbt_aba_inertia), &failed);
+  ctx->aba.Ic_B_W = alloc(nn, sizeof(mbt_aba_composite_bound), &failed);
+  ctx->aba.flags = alloc(nn, sizeof(unsigned char), &failed);
   ctx->aba.U_W = alloc(nv, sizeof(mbt_spatial_force), &failed);
-  ctx->aba.D_LLT = alloc(36 * nn, sizeof(mbt_real), &failed);
+  ctx->aba.D_inv = alloc(nv, sizeof(mbt_real), &failed);
+  ctx->aba.D_LLT = alloc(6 * nv, sizeof(mbt_real), &failed);
   ctx->aba.Ab_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
   ctx->aba.Z_Bo_W = alloc(nn, sizeof(mbt_spatial_force), &failed);
-  ctx->aba.Zplus_Bo_W = alloc(nn, sizeof(mbt_spatial_force), &failed);
   ctx->aba.e = alloc(nv, sizeof(mbt_real), &failed);
   ctx->aba.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->aba.dof_parent = alloc(nv, sizeof(int), &failed);
+  ctx->aba.node_last_dof = alloc(nn, sizeof(int), &failed);
+  ctx->aba.M_diag = alloc(nv, sizeof(mbt_real), &failed);
   ctx->scratch_A = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
   ctx->scratch_F = alloc(nn, sizeof(mbt_spatial_force), &failed);
   ctx->scratch_F2 = alloc(nn, sizeof(mbt_spatial_force), &failed);
   ctx->scratch_I = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
+  ctx->scratch_Ic = alloc(nn, sizeof(mbt_inertia_moments), &failed);
+  ctx->scratch_H = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
+  ctx->v_parent = alloc(nv, sizeof(int), &failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
   ctx->scratch_nvnv = alloc(nv * nv, sizeof(mbt_real), &failed);
   ctx->forces = mbt_multibody_forces_create(tree);
@@ -120,10 +134,21 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
     mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
     return NULL;
   }
-  /* Poses start at the identity (the world's stay there). */
+  /* Poses start at the identity (the world's stay there). H_FM is constant for every
+   * mobilizer type but the universal one (recomputed by the position kinematics). */
   for (size_t n = 0; n < nn; ++n) {
     ctx->pc.X_WB[n] = ctx->pc.X_PB[n] = ctx->pc.X_FM[n] = mbt_transform_identity();
     ctx->pc.R_WF[n] = mbt_mat3_identity();
+    const mbt_node* node = &tree->nodes[n];
+    if (n > 0 && node->nv > 0) mbt__mob_calc_H_FM(node, ctx->q + node->q_start, &ctx->pc.H_FM[node->v_start]);
+  }
+  for (int n = 1; n < tree->num_nodes; ++n) {
+    const mbt_node* node = &tree->nodes[n];
+    int a = node->parent_node;
+    while (a > 0 && tree->nodes[a].nv == 0) a = tree->nodes[a].parent_node;
+    for (int k = 0; k < node->nv; ++k)
+      ctx->v_parent[node->v_start + k] =
+          k > 0 ? node->v_start + k - 1 : (a > 0 ? tree->nodes[a].v_start + tree->nodes[a].nv - 1 : -1);
   }
   mbt_tree_set_default_context(tree, ctx);
   return ctx;

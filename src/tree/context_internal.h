@@ -6,6 +6,11 @@
 
 #include "tree/tree_internal.h"
 
+/* A rigid (or composite) body's spatial inertia about a point O by its moments: mass m, first
+ * moment h = m·p_OScm, second moment K = m·G_SO (xx, yy, zz, xy, xz, yz): no division to
+ * combine two of them. */
+typedef struct { mbt_real m; mbt_vec3 h; mbt_real K[6]; } mbt_inertia_moments;
+
 /* Seed PositionKinematicsCache. */
 typedef struct {
   mbt_transform* X_WB;          /* pose of each body in W */
@@ -13,7 +18,7 @@ typedef struct {
   mbt_transform* X_FM;          /* across-mobilizer pose */
   mbt_vec3* p_PoBo_W;           /* from the parent's origin to Bo, in W */
   mbt_mat3* R_WF;               /* orientation of the inboard frame F in W */
-  mbt_spatial_velocity* H_FM;   /* [nv] columns of H_FM (at Mo, in F) */
+  mbt_spatial_velocity* H_FM;   /* [nv] columns of H_FM (at Mo, in F); constant ones set at creation */
   mbt_spatial_velocity* H_PB_W; /* [nv] columns of H_PB_W (at Bo, in W) */
   mbt_spatial_inertia* M_Bo_W;  /* spatial inertia about Bo, in W */
   mbt_vec3* p_WBcm;             /* center of mass in W */
@@ -31,17 +36,35 @@ typedef struct {
   mbt_spatial_acceleration* A_WB;  /* at Bo, in W */
 } mbt_acceleration_cache;
 
+/* Symmetric 3×3 block: xx, yy, zz, xy, xz, yz. */
+typedef struct { mbt_real xx, yy, zz, xy, xz, yz; } mbt_aba_sym3;
+/* Articulated-body inertia about Bo in W by 3×3 blocks (21 numbers):
+ * [tau; f] = [[A, B], [Bᵀ, C]]·[alpha; a], A and C symmetric. */
+typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
+/* Rigid (composite) inertia about Bo in W by its moments: mass m, first moment
+ * h = m·p_BoBcm, second moment K = m·G_Bo. */
+typedef struct { mbt_aba_sym3 K; mbt_vec3 h; mbt_real m; } mbt_aba_rigid_inertia;
+/* What bounds a composite inertia's quadratic form: mass m, first moment h, trace of the
+ * second moment trK. */
+typedef struct { mbt_vec3 h; mbt_real m, trK; } mbt_aba_composite_bound;
+
 /* Articulated-body algorithm cache (depends on q only, plus what depends on v). */
 typedef struct {
-  mbt_articulated_body_inertia* P_B_W;      /* articulated inertia of each body about Bo, in W */
-  mbt_articulated_body_inertia* Pplus_B_W;  /* P projected across the inboard mobilizer */
-  mbt_spatial_force* U_W;                   /* [nv] U = P·H columns */
-  mbt_real* D_LLT;                          /* [node] Cholesky of D = Hᵀ·P·H, 6×6 per node */
-  mbt_spatial_acceleration* Ab_WB;          /* Coriolis/centripetal acceleration bias */
-  mbt_spatial_force* Z_Bo_W;                /* articulated bias force */
-  mbt_spatial_force* Zplus_Bo_W;
-  mbt_real* e;                              /* [nv] innovations tau − Hᵀ·Z */
-  mbt_spatial_acceleration* A_WB;           /* accelerations of the forward sweep */
+  mbt_aba_inertia* P_B_W;            /* [node] articulated inertia about Bo; Pplus after pass 1 */
+  mbt_aba_composite_bound* Ic_B_W;   /* [node] of the subtree's composite inertia (pivot scale) */
+  unsigned char* flags;              /* [node] MBT__ABA_* (forward_dynamics.c), for the locks of */
+  bool flags_valid;                  /* the last pass 1; computed once when nothing is locked */
+  bool factored_with_locks;          /* ctx->any_locked when the flags were computed */
+  mbt_spatial_force* U_W;            /* [nv] U = P·H columns */
+  mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
+  mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Hᵀ·P·H, nv×nv at 6·v_start (nv ≥ 2) */
+  mbt_spatial_acceleration* Ab_WB;   /* Coriolis/centripetal acceleration bias */
+  mbt_spatial_force* Z_Bo_W;         /* articulated bias force; Zplus after pass 2 */
+  mbt_real* e;                       /* [nv] innovations tau − Hᵀ·Z */
+  mbt_spatial_acceleration* A_WB;    /* accelerations of the forward sweep */
+  int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
+  int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
+  mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
 } mbt_aba_cache;
 
 struct mbt_context {
@@ -55,6 +78,7 @@ struct mbt_context {
   bool any_locked;
   /* cache validity */
   bool position_valid, velocity_valid, aba_position_valid;
+  bool pose_valid;              /* X_WB, p_PoBo_W, R_WF (position_valid implies it) */
   mbt_position_cache pc;
   mbt_velocity_cache vc;
   mbt_acceleration_cache ac;
@@ -64,6 +88,11 @@ struct mbt_context {
   mbt_spatial_force* scratch_F;         /* [num_nodes] */
   mbt_spatial_force* scratch_F2;        /* [num_nodes] */
   mbt_spatial_inertia* scratch_I;       /* [num_nodes] composite inertias */
+  mbt_inertia_moments* scratch_Ic;      /* [num_nodes] composite inertias by moments (CRBA) */
+  mbt_spatial_velocity* scratch_H;      /* [nv] H_PB_W columns taken at Wo (CRBA) */
+  int* v_parent;                        /* [nv] λ(k): the velocity before k on the path from k's
+                                           node to the world (the previous one of the same node,
+                                           else the last of the nearest ancestor with any), −1 */
   mbt_real* scratch_nv[4];              /* [nv] each */
   mbt_real* scratch_nvnv;               /* [nv*nv] */
   mbt_multibody_forces* forces;         /* force-element contributions */
@@ -79,6 +108,7 @@ int mbt__context_error(const mbt_context* ctx, int status, const char* fmt, ...)
 /* Called by every setter of q or v. */
 static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->position_valid = false;
+  ctx->pose_valid = false;
   ctx->velocity_valid = false;
   ctx->aba_position_valid = false;
 }

@@ -11,6 +11,32 @@
 
 #include "tree/tree_build.h"
 
+/* The fields of a node that let the kinematics take specialized paths: a unit axis along
+ * ±x̂, ±ŷ, ±ẑ (exactly, as URDF axes usually are) makes R_FM a plane rotation of two
+ * columns; a weld's X_PB is constant; p_MoBo_B is constant. */
+static bool mat3_is_identity(const mbt_mat3* R) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      if (mbt_value(R->m[i][j]) != (i == j ? 1.0 : 0.0)) return false;
+  return true;
+}
+
+static void derive_node(mbt_node* n) {
+  n->axis_k = 0;
+  if (n->type == MBT_MOBILIZER_REVOLUTE || n->type == MBT_MOBILIZER_PRISMATIC || n->type == MBT_MOBILIZER_SCREW) {
+    for (int k = 0; k < 3; ++k) {
+      const mbt_real a = n->axis.v[k], b = n->axis.v[(k + 1) % 3], c = n->axis.v[(k + 2) % 3];
+      if (mbt_value(b) == 0 && mbt_value(c) == 0 && (mbt_value(a) == 1 || mbt_value(a) == -1))
+        n->axis_k = mbt_value(a) > 0 ? k + 1 : -(k + 1);
+    }
+  }
+  n->R_PF_is_identity = mat3_is_identity(&n->X_PF.R);
+  n->X_PB_weld = n->X_MB_is_identity ? n->X_PF : mbt_transform_compose(&n->X_PF, &n->X_MB);
+  n->R_PB_weld_is_identity = mat3_is_identity(&n->X_PB_weld.R);
+  /* p_MoBo_M = X_MB.p, so p_MoBo_B = R_MBᵀ·p_MoBo_M. */
+  n->p_MoBo_B = n->X_MB_is_identity ? mbt_vec3_zero() : mbt_mat3_tmul_vec(&n->X_MB.R, n->X_MB.p);
+}
+
 int mbt_tree_finalize(mbt_tree* tree) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   if (tree->finalized)
@@ -160,6 +186,7 @@ int mbt_tree_finalize(mbt_tree* tree) {
       mbt__node_from_mobilizer(tree, tree->bodies[b].mobilizer, node);
     }
   }
+  for (int n = 1; n < nb; ++n) derive_node(&nodes[n]);
   /* subtree_end = node + size of the subtree, accumulated from the leaves. */
   for (int n = 0; n < nb; ++n) nodes[n].subtree_end = n + 1;
   for (int n = nb - 1; n > 0; --n) {

@@ -84,6 +84,13 @@ typedef struct {
   bool X_PF_is_identity, X_MB_is_identity;
   mbt_spatial_inertia M_BBo_B;  /* copy of the body's inertia */
   int subtree_end;              /* one past the last node of this node's subtree */
+  /* Derived at finalize for the specialized kinematics (zero in node copies made outside
+   * finalize, which then take the general paths). */
+  int axis_k;                   /* revolute/prismatic/screw axis = sign(axis_k)·ê_{|axis_k|−1}; 0: other */
+  bool R_PF_is_identity;        /* X_PF is a pure translation */
+  bool R_PB_weld_is_identity;   /* weld: X_PB_weld is a pure translation */
+  mbt_transform X_PB_weld;      /* weld: the constant X_PB = X_PF·X_MB */
+  mbt_vec3 p_MoBo_B;            /* from Mo to Bo, in B: R_MBᵀ·p_MoBo_M (zero when X_MB = I) */
 } mbt_node;
 
 struct mbt_tree {

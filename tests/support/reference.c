@@ -10,6 +10,8 @@
 
 #include <cJSON.h>
 
+#include "support/test_util.h"
+
 static int err(mbt_ref_model* ref, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -379,8 +381,10 @@ static int setup_maps(mbt_ref_setup* s, const char* label) {
   s->qmap = malloc((size_t)(s->nq > 0 ? s->nq : 1) * sizeof(int));
   s->vmap = malloc((size_t)(s->nv > 0 ? s->nv : 1) * sizeof(int));
   s->link_body = malloc((size_t)(ref->num_links > 0 ? ref->num_links : 1) * sizeof(int));
+  s->q = calloc((size_t)(s->nq > 0 ? s->nq : 1), sizeof(double));
+  s->v = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
   int* seen = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(int));
-  if (!s->qmap || !s->vmap || !s->link_body || !seen) {
+  if (!s->qmap || !s->vmap || !s->link_body || !s->q || !s->v || !seen) {
     free(seen);
     return setup_err(s, "out of memory");
   }
@@ -461,6 +465,8 @@ void mbt_ref_setup_free(mbt_ref_setup* s) {
   free(s->qmap);
   free(s->vmap);
   free(s->link_body);
+  free(s->q);
+  free(s->v);
   mbt_urdf_result_free(&s->urdf);
   mbt_ref_free(&s->ref);
   memset(s, 0, sizeof *s);
@@ -512,3 +518,56 @@ int mbt_ref_list_labels(const char* dir, char*** labels) {
 }
 
 void mbt_ref_free_labels(char** labels, int n) { free_list(labels, n); }
+
+/* ---- for the cmocka tests ---------------------------------------------------------------- */
+void mbt_ref_setup_load_or_fail(const char* label, mbt_ref_setup* s) {
+  if (mbt_ref_setup_load(MBT_REF_DIR, MBT_REF_MODELS_DIR, label, s)) print_error("%s\n", s->error);
+  assert_string_equal(s->error, "");
+}
+
+mbt_context* mbt_ref_context_create(const char* label, mbt_ref_setup* s) {
+  mbt_ref_setup_load_or_fail(label, s);
+  mbt_context* ctx = mbt_context_create(s->urdf.tree);
+  assert_non_null(ctx);
+  tu_zero_joint_damping(s->urdf.tree, ctx);
+  return ctx;
+}
+
+void mbt_ref_set_state(mbt_ref_setup* s, const mbt_ref_state* st, mbt_context* ctx) {
+  mbt_ref_q_to_mbt(s, st->q, s->q);
+  mbt_ref_v_to_mbt(s, st->v, s->v);
+  assert_int_equal(mbt_context_set_q(ctx, s->q, s->nq), MBT_OK);
+  assert_int_equal(mbt_context_set_v(ctx, s->v, s->nv), MBT_OK);
+}
+
+double mbt_ref_scaled_error(const double* x, const double* x_ref, int n) {
+  double err = 0, norm = 0;
+  for (int i = 0; i < n; ++i) {
+    const double d = fabs(x[i] - x_ref[i]);
+    err = isnan(d) || d > err ? d : err;
+    norm = fmax(norm, fabs(x_ref[i]));
+  }
+  return err / fmax(norm, 1e-3);
+}
+
+int mbt_ref_run_per_label(const char* group, void (*check)(void** state)) {
+  enum { MAX_MODELS = 32 };
+  char** labels = NULL;
+  const int n = mbt_ref_list_labels(MBT_REF_DIR, &labels);
+  /* The five models of tests/reference/README.md must all be there. */
+  if (n < 5 || n > MAX_MODELS) {
+    fprintf(stderr, "%d reference files in %s, expected 5 to %d\n", n, MBT_REF_DIR, (int)MAX_MODELS);
+    mbt_ref_free_labels(labels, n);
+    return 1;
+  }
+  struct CMUnitTest tests[MAX_MODELS];
+  for (int i = 0; i < n; ++i) {
+    memset(&tests[i], 0, sizeof tests[i]);
+    tests[i].name = labels[i];
+    tests[i].test_func = check;
+    tests[i].initial_state = labels[i];
+  }
+  const int failed = _cmocka_run_group_tests(group, tests, (size_t)n, NULL, NULL);
+  mbt_ref_free_labels(labels, n);
+  return failed;
+}

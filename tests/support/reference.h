@@ -87,6 +87,8 @@ typedef struct {
   int* qmap;             /* [nq] file q index -> mbt q index */
   int* vmap;             /* [nv] file v index -> mbt v index */
   int* link_body;        /* [ref.num_links] file link -> mbt body ("world" -> 0) */
+  double* q;             /* [nq] scratch of mbt_ref_set_state: q in mbt's order */
+  double* v;             /* [nv] the same for v */
   bool same_order;       /* qmap and vmap are the identity */
   char error[1024];
 } mbt_ref_setup;
@@ -107,5 +109,25 @@ void mbt_ref_matrix_from_mbt(const mbt_ref_setup* s, const double* M, double* re
  * Returns the count, or -1 if dir cannot be read. */
 int mbt_ref_list_labels(const char* dir, char*** labels);
 void mbt_ref_free_labels(char** labels, int n);
+
+/* ---- for the cmocka tests ---------------------------------------------------------------- */
+/* The project's reference files and models. */
+#define MBT_REF_DIR MBT_SOURCE_DIR "/tests/reference"
+#define MBT_REF_MODELS_DIR MBT_SOURCE_DIR "/models"
+/* mbt_ref_setup_load of <label> from MBT_REF_DIR and MBT_REF_MODELS_DIR; fails the test with
+ * s->error if it does not load. */
+void mbt_ref_setup_load_or_fail(const char* label, mbt_ref_setup* s);
+/* mbt_ref_setup_load_or_fail, then a context of s->urdf.tree with every joint's damping zeroed
+ * (the reference has none). */
+mbt_context* mbt_ref_context_create(const char* label, mbt_ref_setup* s);
+/* Sets the state's q and v in ctx (converted to mbt's order in s->q and s->v). */
+void mbt_ref_set_state(mbt_ref_setup* s, const mbt_ref_state* st, mbt_context* ctx);
+/* max_i |x_i − x_ref_i| / max(‖x_ref‖∞, 1e-3) (README, "How a test should compare"); NaN if a
+ * difference is NaN. */
+double mbt_ref_scaled_error(const double* x, const double* x_ref, int n);
+/* Runs check once per file of MBT_REF_DIR as the cmocka group `group`: one test per label,
+ * named after it, with *state = the label. Returns 1 (with a message on stderr) if there are
+ * fewer than the README's five files or more than 32, else the number of failed tests. */
+int mbt_ref_run_per_label(const char* group, void (*check)(void** state));
 
 #endif /* MBT_TEST_REFERENCE_H */
