@@ -103,7 +103,7 @@ static void test_parallel_axis_and_reexpress(void** state) {
     const mbt_unit_inertia GQ_ref = mbt_unit_inertia_shift_from_com(&G, q);
     assert_unit_near(&GQ, &GQ_ref, 1e-13);
     /* re-expression: R·I·Rᵀ, back with Rᵀ; trace and principal moments invariant */
-    const mbt_mat3 R = tu_rand_rotation(), Rt = mbt_mat3_transpose(&R);
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat()), Rt = mbt_mat3_transpose(&R);
     const mbt_rotational_inertia IA = mbt_rotational_inertia_reexpress(&IP, &R);
     const mbt_rotational_inertia IE = mbt_rotational_inertia_reexpress(&IA, &Rt);
     assert_rot_near(&IE, &IP, 1e-13);
@@ -127,7 +127,7 @@ static void test_principal_moments(void** state) {
   assert_true(mbt_vec3_is_near(mbt_rotational_inertia_principal_moments(&D), mbt_vec3_make(1, 2, 3),
                                1e-15));
   for (int i = 0; i < 100; ++i) {
-    const mbt_mat3 R = tu_rand_rotation();
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
     const mbt_rotational_inertia I0 = mbt_rotational_inertia_make_moments(1.5, 0.5, 1.2);
     const mbt_rotational_inertia I = mbt_rotational_inertia_reexpress(&I0, &R);
     mbt_vec3 lam;
@@ -168,7 +168,7 @@ static void test_solids(void** state) {
   assert_near(fabs(cyl.xy) + fabs(cyl.xz) + fabs(cyl.yz), 0, 1e-17);
   /* along a random axis b: the z-cylinder re-expressed by any R with R·ez = b */
   for (int i = 0; i < 20; ++i) {
-    const mbt_mat3 R = tu_rand_rotation();
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
     const mbt_vec3 b = mbt_mat3_mul_vec(&R, mbt_vec3_make(0, 0, 1));
     mbt_unit_inertia Gb, rod;
     assert_int_equal(mbt_unit_inertia_solid_cylinder(r, L, b, &Gb), MBT_OK);
@@ -364,7 +364,7 @@ static void test_spatial_inertia(void** state) {
     const mbt_spatial_velocity V_Scm = mbt_spatial_velocity_shift(&V, M_SP.p_PScm_E);
     assert_true(mbt_vec3_is_near(L.l, mbt_vec3_scale(V_Scm.v, M_SP.mass), 1e-13));
     /* re-expression commutes with the product */
-    const mbt_mat3 R = tu_rand_rotation();
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
     const mbt_spatial_inertia M_A = mbt_spatial_inertia_reexpress(&M_SP, &R);
     const mbt_spatial_velocity V_A = mbt_spatial_velocity_reexpress(&R, &V);
     const mbt_spatial_momentum L_A = mbt_spatial_inertia_mul_velocity(&M_A, &V_A);
@@ -462,7 +462,7 @@ static void test_articulated_body_inertia(void** state) {
     assert_true(mbt_articulated_body_inertia_is_near(&Pb, &P, 1e-12));
     assert_false(mbt_articulated_body_inertia_is_near(&PQ, &P, 1e-6));
     /* re-expression equals the spatial inertia re-expression */
-    const mbt_mat3 R = tu_rand_rotation();
+    const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
     const mbt_articulated_body_inertia PA = mbt_articulated_body_inertia_reexpress(&P, &R);
     const mbt_spatial_inertia M_A = mbt_spatial_inertia_reexpress(&M_SP, &R);
     const mbt_articulated_body_inertia PA_ref =

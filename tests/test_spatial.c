@@ -251,7 +251,7 @@ static void test_power_and_energy_invariance(void** state) {
     assert_near(twoK, twoK_ref, 1e-12 * twoK);
     assert_true(twoK > 0);
     /* Re-expression in another frame F changes neither power nor energy. */
-    const mbt_mat3 R_FE = tu_rand_rotation();
+    const mbt_mat3 R_FE = mbt_rotation_from_quat(tu_rand_unit_quat());
     const mbt_spatial_velocity V_F = mbt_spatial_velocity_reexpress(&R_FE, &V_MB);
     const mbt_spatial_force F_F = mbt_spatial_force_reexpress(&R_FE, &F_Bo);
     const mbt_spatial_momentum L_F = mbt_spatial_momentum_reexpress(&R_FE, &L_Bo);

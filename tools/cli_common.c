@@ -109,6 +109,7 @@ bool cli_parse_list(const char* s, double* out, int max, int* n) {
 }
 
 const char* cli_format_double(char* buf, size_t n, double x) {
+  if (!buf || n == 0) return "";
   if (!isfinite(x)) {
     snprintf(buf, n, "null");
     return buf;

@@ -19,7 +19,8 @@ double tu_uniform(double lo, double hi) {
 double tu_rand(void) { return tu_uniform(-1, 1); }
 
 mbt_vec3 tu_rand_vec3(double scale) {
-  return mbt_vec3_make(scale * tu_rand(), scale * tu_rand(), scale * tu_rand());
+  const double z = scale * tu_rand(), y = scale * tu_rand(), x = scale * tu_rand();
+  return mbt_vec3_make(x, y, z);
 }
 
 mbt_vec3 tu_rand_unit(void) {
@@ -29,7 +30,7 @@ mbt_vec3 tu_rand_unit(void) {
 }
 
 mbt_quat tu_rand_unit_quat(void) {
-  const double w = tu_rand(), x = tu_rand(), y = tu_rand(), z = tu_rand();
+  const double z = tu_rand(), y = tu_rand(), x = tu_rand(), w = tu_rand();
   mbt_quat q = mbt_quat_make(w, x, y, z);
   assert_int_equal(mbt_quat_normalize(&q), MBT_OK);
   return q;
@@ -81,9 +82,9 @@ mbt_spatial_inertia tu_rand_inertia(void) {
 }
 
 mbt_rotational_inertia tu_rand_central_inertia(double m) {
-  const double lx = tu_uniform(0.1, 2), ly = tu_uniform(0.1, 2), lz = tu_uniform(0.1, 2);
+  const double lz = tu_uniform(0.1, 2), ly = tu_uniform(0.1, 2), lx = tu_uniform(0.1, 2);
   const mbt_unit_inertia G0 = mbt_unit_inertia_solid_box(lx, ly, lz);
-  const mbt_mat3 R = tu_rand_rotation();
+  const mbt_mat3 R = mbt_rotation_from_quat(tu_rand_unit_quat());
   const mbt_unit_inertia G = mbt_unit_inertia_reexpress(&G0, &R);
   return mbt_unit_inertia_to_rotational(&G, m);
 }
@@ -300,8 +301,10 @@ mbt_tree* tu_make_joint_tree(void) {
   st |= mbt_tree_add_weld_joint(tree, "j8", b[7], &X[13], b[8], &X[14]) < 0;
   st |= mbt_tree_add_revolute_joint(tree, "j9", b[8], NULL, b[9], &X[15], tu_rand_unit(), 0.05) < 0;
   if (!st) st |= mbt_tree_add_revolute_spring(tree, "spring2", j2, 0.3, 5.0) < 0;
-  if (!st) st |= mbt_tree_add_linear_spring_damper(tree, "lsd1", b[4], tu_rand_vec3(0.3), b[9], tu_rand_vec3(0.3),
-                                                   0.5, 20.0, 0.7) < 0;
+  if (!st) {
+    const mbt_vec3 p_BQ = tu_rand_vec3(0.3), p_AP = tu_rand_vec3(0.3);
+    st |= mbt_tree_add_linear_spring_damper(tree, "lsd1", b[4], p_AP, b[9], p_BQ, 0.5, 20.0, 0.7) < 0;
+  }
   if (!st) st |= mbt_tree_add_linear_spring_damper(tree, "lsd2", 0, mbt_vec3_make(0, 0, 1), b[6], tu_rand_vec3(0.3),
                                                    0.2, 10.0, 0.0) < 0;
   if (st || mbt_tree_finalize(tree) != MBT_OK) {

@@ -36,11 +36,11 @@ void tu_seed(uint64_t seed);
 double tu_uniform(double lo, double hi);
 /* Uniform in [−1, 1): tu_uniform(−1, 1). */
 double tu_rand(void);
-/* (scale·tu_rand(), scale·tu_rand(), scale·tu_rand()) */
+/* scale·(tu_rand(), tu_rand(), tu_rand()), drawn z, y, x. */
 mbt_vec3 tu_rand_vec3(double scale);
 /* A random unit vector (a tu_rand_vec3(1) of norm >= 0.1, normalized). */
 mbt_vec3 tu_rand_unit(void);
-/* Four tu_rand() (w, x, y, z) normalized by mbt_quat_normalize, which must succeed. */
+/* Four tu_rand() (drawn z, y, x, w) normalized by mbt_quat_normalize, which must succeed. */
 mbt_quat tu_rand_unit_quat(void);
 /* The rotation of a random unit quaternion (norm >= 0.1 before normalizing), formed here
  * from the quaternion's entries rather than by the library. */
@@ -51,7 +51,8 @@ mbt_transform tu_rand_transform(double pscale);
  * mass in [0.5, 1.5), principal unit moments satisfying the triangle inequality, rotated,
  * about a center of mass within 0.3 of Bo (parallel axis). */
 mbt_spatial_inertia tu_rand_inertia(void);
-/* A random central rotational inertia: a solid box's (sides in [0.1, 2)), rotated, times m. */
+/* A random central rotational inertia: a solid box's (sides in [0.1, 2), drawn z, y, x),
+ * rotated by mbt_rotation_from_quat(tu_rand_unit_quat()), times m. */
 mbt_rotational_inertia tu_rand_central_inertia(double m);
 /* Mass in [0.5, 5), tu_rand_central_inertia(mass), center of mass at tu_rand_vec3(1). */
 mbt_spatial_inertia tu_rand_spatial_inertia(void);
