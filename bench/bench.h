@@ -100,17 +100,20 @@ void mbt_bench_states_free(mbt_bench_states* s);
 
 /* ---- the mbt side: one operation per row of the table ------------------------------------- */
 typedef enum {
-  MBT_BENCH_OP_FK = 0,        /* position kinematics */
+  MBT_BENCH_OP_FK = 0,        /* forward kinematics: the poses X_WB of all bodies */
+  MBT_BENCH_OP_PK,            /* the whole position kinematics cache */
   MBT_BENCH_OP_VK,            /* velocity kinematics (q fixed, v changes) */
-  MBT_BENCH_OP_ID,            /* inverse dynamics with gravity, kinematics included */
+  MBT_BENCH_OP_ID,            /* inverse dynamics with gravity (mbt_calc_inverse_dynamics_with_gravity) */
+  MBT_BENCH_OP_ID_FORCES,     /* the same through the Drake-style API: force elements, then
+                                 mbt_calc_inverse_dynamics with them as applied forces */
   MBT_BENCH_OP_CRBA,          /* mass matrix, position kinematics included */
   MBT_BENCH_OP_ABA,           /* forward dynamics, everything included */
   MBT_BENCH_OP_CRBA_CHOL,     /* mass matrix + Cholesky factor + solve */
   MBT_BENCH_NUM_OPS
 } mbt_bench_op;
 
-const char* mbt_bench_op_name(mbt_bench_op op);      /* "fk", "vk", "id", ... */
-const char* mbt_bench_op_title(mbt_bench_op op);     /* "forward kinematics", ... */
+const char* mbt_bench_op_name(mbt_bench_op op);      /* "fk", "pk", "vk", "id", ... */
+const char* mbt_bench_op_title(mbt_bench_op op);     /* "forward kinematics (poses)", ... */
 
 /* Stages timed with every cache they need already valid (same state every call), to show
  * where the time of an operation goes. */
@@ -136,9 +139,10 @@ mbt_bench_fn mbt_bench_mbt_stage(mbt_bench_stage stage);
 int mbt_bench_mbt_prepare_op(mbt_bench_mbt* b, mbt_bench_op op);
 /* Prepares for a stage (computes the caches at state 0). */
 int mbt_bench_mbt_prepare_stage(mbt_bench_mbt* b, mbt_bench_stage stage);
-/* Results at state k (for cross-checks): tau of inverse dynamics with gravity, the mass
- * matrix (nv×nv row-major), v̇ of forward dynamics, and X_WB of every node. */
-int mbt_bench_mbt_eval(mbt_bench_mbt* b, int k, double* tau_id, double* M, double* vdot,
+/* Results at state k (for cross-checks): tau of inverse dynamics with gravity by both
+ * operations (id, id_forces), the mass matrix (nv×nv row-major), v̇ of forward dynamics, and
+ * X_WB of every node. Any output may be NULL except that id is always evaluated. */
+int mbt_bench_mbt_eval(mbt_bench_mbt* b, int k, double* tau_id, double* tau_id_forces, double* M, double* vdot,
                        mbt_transform* X_WB);
 mbt_context* mbt_bench_mbt_context(mbt_bench_mbt* b);
 const char* mbt_bench_mbt_error(const mbt_bench_mbt* b);

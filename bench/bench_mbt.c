@@ -22,12 +22,14 @@ struct mbt_bench_mbt {
 };
 
 const char* mbt_bench_op_name(mbt_bench_op op) {
-  static const char* names[] = {"fk", "vk", "id", "crba", "aba", "crba_chol"};
+  static const char* names[] = {"fk", "pk", "vk", "id", "id_forces", "crba", "aba", "crba_chol"};
   return op < MBT_BENCH_NUM_OPS ? names[op] : "?";
 }
 const char* mbt_bench_op_title(mbt_bench_op op) {
-  static const char* titles[] = {"forward kinematics", "velocity kinematics", "inverse dynamics",
-                                 "mass matrix", "forward dynamics", "mass matrix + Cholesky solve"};
+  static const char* titles[] = {"forward kinematics (poses)", "position kinematics cache",
+                                 "velocity kinematics", "inverse dynamics",
+                                 "inverse dynamics via forces", "mass matrix",
+                                 "forward dynamics", "mass matrix + Cholesky solve"};
   return op < MBT_BENCH_NUM_OPS ? titles[op] : "?";
 }
 const char* mbt_bench_stage_name(mbt_bench_stage stage) {
@@ -100,6 +102,14 @@ static int op_fk(void* u, int k) {
   st |= mbt_calc_forward_kinematics(b->tree, b->ctx);
   return st;
 }
+/* pk: q ← state; the whole position cache: X_WB, X_PB, X_FM, R_WF, H_FM, H_PB_W, M_Bo_W,
+ * p_WBcm of every body. */
+static int op_pk(void* u, int k) {
+  mbt_bench_mbt* b = u;
+  int st = mbt_context_set_q(b->ctx, state_x(b, k), b->nq);
+  st |= mbt_calc_position_kinematics_cache(b->tree, b->ctx);
+  return st;
+}
 /* vk: v ← state (q fixed, position cache valid); V_WB, V_PB_W, V_FM of every body. */
 static int op_vk(void* u, int k) {
   mbt_bench_mbt* b = u;
@@ -107,8 +117,17 @@ static int op_vk(void* u, int k) {
   st |= mbt_calc_velocity_kinematics_cache(b->tree, b->ctx);
   return st;
 }
-/* id: x ← state; gravity forces; tau = M·v̇ + C·v − tau_g (kinematics computed on demand). */
+/* id: x ← state; tau = M·v̇ + C·v − tau_g (mbt_calc_inverse_dynamics_with_gravity: one pass in
+ * body frames, gravity as a base acceleration, like mj_rne and Pinocchio's rnea). */
 static int op_id(void* u, int k) {
+  mbt_bench_mbt* b = u;
+  int st = mbt_context_set_x(b->ctx, state_x(b, k), b->nx);
+  st |= mbt_calc_inverse_dynamics_with_gravity(b->tree, b->ctx, state_vdot(b, k), b->tau);
+  return st;
+}
+/* id_forces: x ← state; gravity as spatial forces (mbt_calc_force_elements_contribution), then
+ * mbt_calc_inverse_dynamics with them applied (world frame, kinematics caches on demand). */
+static int op_id_forces(void* u, int k) {
   mbt_bench_mbt* b = u;
   int st = mbt_context_set_x(b->ctx, state_x(b, k), b->nx);
   st |= mbt_calc_force_elements_contribution(b->tree, b->ctx, b->forces);
@@ -144,8 +163,10 @@ static int op_crba_chol(void* u, int k) {
 mbt_bench_fn mbt_bench_mbt_op(mbt_bench_op op) {
   switch (op) {
     case MBT_BENCH_OP_FK: return op_fk;
+    case MBT_BENCH_OP_PK: return op_pk;
     case MBT_BENCH_OP_VK: return op_vk;
     case MBT_BENCH_OP_ID: return op_id;
+    case MBT_BENCH_OP_ID_FORCES: return op_id_forces;
     case MBT_BENCH_OP_CRBA: return op_crba;
     case MBT_BENCH_OP_ABA: return op_aba;
     case MBT_BENCH_OP_CRBA_CHOL: return op_crba_chol;
@@ -206,10 +227,15 @@ int mbt_bench_mbt_prepare_op(mbt_bench_mbt* b, mbt_bench_op op) {
   return st;
 }
 
-int mbt_bench_mbt_eval(mbt_bench_mbt* b, int k, double* tau_id, double* M, double* vdot, mbt_transform* X_WB) {
+int mbt_bench_mbt_eval(mbt_bench_mbt* b, int k, double* tau_id, double* tau_id_forces, double* M, double* vdot,
+                       mbt_transform* X_WB) {
   int st = op_id(b, k);
   if (st != MBT_OK) return st;
   if (tau_id) memcpy(tau_id, b->tau, sizeof(double) * (size_t)b->nv);
+  if (tau_id_forces) {
+    if ((st = op_id_forces(b, k)) != MBT_OK) return st;
+    memcpy(tau_id_forces, b->tau, sizeof(double) * (size_t)b->nv);
+  }
   if (M) {
     if ((st = op_crba(b, k)) != MBT_OK) return st;
     memcpy(M, b->M, sizeof(double) * (size_t)b->nv * (size_t)b->nv);

@@ -361,6 +361,7 @@ fail:
 }
 
 /* ---- timed operations ------------------------------------------------------------------ */
+static int mj_kin_compos(void* u, int k);
 static void set_qpos(mbt_bench_mj* b, int k) { mju_copy(b->d->qpos, b->qpos + (size_t)b->nq * (size_t)k, b->nq); }
 static void set_qvel(mbt_bench_mj* b, int k) { mju_copy(b->d->qvel, b->qvel + (size_t)b->nv * (size_t)k, b->nv); }
 
@@ -434,8 +435,10 @@ static int mj_op_crba_chol(void* u, int k) {
 mbt_bench_fn mbt_bench_mj_op(mbt_bench_op op) {
   switch (op) {
     case MBT_BENCH_OP_FK: return mj_op_fk;
+    case MBT_BENCH_OP_PK: return mj_kin_compos;
     case MBT_BENCH_OP_VK: return mj_op_vk;
-    case MBT_BENCH_OP_ID: return mj_op_id;
+    case MBT_BENCH_OP_ID:
+    case MBT_BENCH_OP_ID_FORCES: return mj_op_id;
     case MBT_BENCH_OP_CRBA: return mj_op_crba;
     case MBT_BENCH_OP_ABA: return mj_op_aba;
     case MBT_BENCH_OP_CRBA_CHOL: return mj_op_crba_chol;
@@ -451,6 +454,8 @@ const char* mbt_bench_mj_extra_name(mbt_bench_mj_extra e) {
   return e < MBT_BENCH_MJ_NUM_EXTRA ? names[e] : "?";
 }
 
+/* pk: qpos ← state; mj_kinematics, mj_comPos (adds cinert, cdof: the counterparts of mbt's
+ * M_Bo_W and H_PB_W). */
 static int mj_kin_compos(void* u, int k) {
   mbt_bench_mj* b = u;
   set_qpos(b, k);

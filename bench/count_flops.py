@@ -144,8 +144,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench")
     ap.add_argument("--models", default="chain:10,chain:20,chain:30")
-    ap.add_argument("--ops", default="fk,vk,id,crba,aba,crba_chol,stage:rnea,stage:crba,"
-                    "mj:fk,mj:id,mj:crba,mj:aba")
+    ap.add_argument("--ops", default="fk,pk,vk,id,id_forces,crba,aba,crba_chol,stage:rnea,stage:crba,"
+                    "stage:chol,mj:fk,mj:pk,mj:vk,mj:id,mj:crba,mj:aba,mj:crba_chol")
     ap.add_argument("--calls", default="100,300")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

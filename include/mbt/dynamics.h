@@ -26,6 +26,15 @@ int mbt_calc_inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_
                               const mbt_spatial_force* Fapp_Bo_W_array, const mbt_real* tau_applied,
                               mbt_spatial_acceleration* A_WB_array, mbt_spatial_force* F_BMo_W_array,
                               mbt_real* tau);
+/* Inverse dynamics with gravity, as Pinocchio's rnea and MuJoCo's mj_rne compute it:
+ *   tau = M(q)·v̇ + C(q,v)·v − tau_g(q)
+ * at the context's q and v (tau_g: the generalized force of the tree's gravity field; springs,
+ * damping and user force elements are not included). known_vdot (nv) may be NULL for zero.
+ * Equal to mbt_calc_inverse_dynamics with the gravity forces applied, faster: one pass in body
+ * frames with gravity as a base acceleration [Featherstone 2008, §5.3], without the context's
+ * kinematics caches (it neither needs nor changes them). */
+int mbt_calc_inverse_dynamics_with_gravity(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot,
+                                           mbt_real* tau);
 /* Seed CalcForceElementsContribution: sets `forces` to the spatial and generalized forces of
  * all force elements (gravity, springs, user elements) and of joint damping. */
 int mbt_calc_force_elements_contribution(const mbt_tree* tree, mbt_context* ctx, mbt_multibody_forces* forces);

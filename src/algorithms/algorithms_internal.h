@@ -91,6 +91,23 @@ void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, c
                            const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app,
                            mbt_spatial_acceleration* A_WB, mbt_spatial_force* F_BBo_W, mbt_real* tau);
 
+/* Recursive Newton-Euler in the local frames of the local nodes (inverse_dynamics.c), with gravity
+ * g_W as the base acceleration −g_W [Featherstone 2008, §5.3], at the context's q and the
+ * velocities v (nv, NULL for zero):
+ *   tau = M(q)·v̇ + C(q,v)·v − tau_g(q; g_W) − tau_app
+ * (vdot, tau_app NULL for zero; tau may alias tau_app). Reads and writes no kinematics cache
+ * (only ctx->scratch_local). */
+void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
+                                 mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau);
+
+/* The gravity field g_W: the sum of the uniform gravity elements. */
+static inline mbt_vec3 mbt__gravity_W(const mbt_tree* tree) {
+  mbt_vec3 g = mbt_vec3_zero();
+  for (int e = 0; e < tree->num_forces; ++e)
+    if (tree->forces[e].type == MBT_FORCE_UNIFORM_GRAVITY) g = mbt_vec3_add(g, tree->forces[e].u.gravity.g_W);
+  return g;
+}
+
 /* Force element contributions (gravity, springs, user elements, joint damping) added into
  * `forces`, which is first zeroed. MBT_ERR_SINGULAR (forces unchanged) if a spring has zero
  * length. */

@@ -30,9 +30,6 @@ typedef mbt_aba_rigid_inertia rigid;
 enum {
   MBT__ABA_FREE = 1,        /* the inboard mobilizer has unlocked columns */
   MBT__ABA_ARTICULATED = 2, /* this body or an ancestor has a free mobilizer */
-  MBT__ABA_LEAF = 4,        /* no children: starts its own sums */
-  MBT__ABA_LAST_CHILD = 8,  /* the last child in node order, the first visited tip to base:
-                               starts its parent's sums */
 };
 
 /* ---- 3×3 blocks ----------------------------------------------------------------------------- */
@@ -90,27 +87,18 @@ static mbt_real rigid_quadratic_form(const rigid* Ic, const mbt_spatial_velocity
 
 /* The same bound's ingredients, shifted like rigid_add_shifted: m' = m, h' = h + m·p,
  * tr K' = tr K + 4·p·g with g = h + m·p/2. */
-static inline void bound_add_rigid(mbt_aba_composite_bound* b, const rigid* M, bool set) {
-  const mbt_real trK = M->K.xx + M->K.yy + M->K.zz;
-  if (set) {
-    *b = (mbt_aba_composite_bound){M->h, M->m, trK};
-  } else {
-    b->h = mbt_vec3_add(b->h, M->h);
-    b->m += M->m;
-    b->trK += trK;
-  }
+static inline void bound_from_spatial_inertia(const mbt_spatial_inertia* M, mbt_aba_composite_bound* b) {
+  const mbt_unit_inertia* G = &M->G_SP_E;
+  b->m = M->mass;
+  b->h = mbt_vec3_scale(M->p_PScm_E, M->mass);
+  b->trK = M->mass * (G->xx + G->yy + G->zz);
 }
 static inline void bound_add_shifted(mbt_aba_composite_bound* b_Po, const mbt_aba_composite_bound* b_Co,
-                                     mbt_vec3 p, bool set) {
+                                     mbt_vec3 p) {
   const mbt_vec3 g = mbt_vec3_axpy(b_Co->h, 0.5 * b_Co->m, p);
-  const mbt_aba_composite_bound b = {mbt_vec3_axpy(b_Co->h, b_Co->m, p), b_Co->m, b_Co->trK + 4 * mbt_vec3_dot(p, g)};
-  if (set) {
-    *b_Po = b;
-  } else {
-    b_Po->h = mbt_vec3_add(b_Po->h, b.h);
-    b_Po->m += b.m;
-    b_Po->trK += b.trK;
-  }
+  b_Po->trK += b_Co->trK + 4 * mbt_vec3_dot(p, g);
+  b_Po->h = mbt_vec3_add(b_Po->h, mbt_vec3_axpy(b_Co->h, b_Co->m, p));
+  b_Po->m += b_Co->m;
 }
 /* hᵀ·Ic·h <= tr K·|w|² + 2·|v|·|w × h_Ic| + m·|v|² (K is positive semi-definite). */
 static inline mbt_real bound_quadratic_form(const mbt_aba_composite_bound* b, const mbt_spatial_velocity* h) {
@@ -138,20 +126,12 @@ static inline bool pivot_is_regular(mbt_real d, mbt_real scale) {
 }
 
 /* ---- articulated inertias by blocks ------------------------------------------------------------ */
-/* P (= if set, else +=) the rigid inertia as a 6×6 matrix: A = K, B = [h]ₓ, C = m·I. */
-static inline void abi_add_rigid(abi* P, const rigid* I, bool set) {
+/* P = the rigid inertia as a 6×6 matrix: A = K, B = [h]ₓ, C = m·I. */
+static inline void abi_set_rigid(abi* P, const rigid* I) {
   const mbt_real hx = I->h.v[0], hy = I->h.v[1], hz = I->h.v[2];
-  if (set) {
-    P->A = I->K;
-    P->B = (mbt_mat3){{{0, -hz, hy}, {hz, 0, -hx}, {-hy, hx, 0}}};
-    P->C = (sym3){I->m, I->m, I->m, 0, 0, 0};
-    return;
-  }
-  P->A.xx += I->K.xx, P->A.yy += I->K.yy, P->A.zz += I->K.zz;
-  P->A.xy += I->K.xy, P->A.xz += I->K.xz, P->A.yz += I->K.yz;
-  P->B.m[0][1] -= hz, P->B.m[0][2] += hy, P->B.m[1][0] += hz;
-  P->B.m[1][2] -= hx, P->B.m[2][0] -= hy, P->B.m[2][1] += hx;
-  P->C.xx += I->m, P->C.yy += I->m, P->C.zz += I->m;
+  P->A = I->K;
+  P->B = (mbt_mat3){{{0, -hz, hy}, {hz, 0, -hx}, {-hy, hx, 0}}};
+  P->C = (sym3){I->m, I->m, I->m, 0, 0, 0};
 }
 
 /* y = P·x: [A·alpha + B·a; Bᵀ·alpha + C·a] for x = [alpha; a]. */
@@ -172,38 +152,32 @@ static inline void abi_sub_rank1(abi* P, const mbt_real* x, const mbt_real* y) {
   P->C.xy -= x[3] * y[4], P->C.xz -= x[3] * y[5], P->C.yz -= x[4] * y[5];
 }
 
-/* P_Po (= if set, else +=) Φ(p)·P_Co·Φ(p)ᵀ with p = p_PoCo, by blocks:
+/* P_Po += Φ(p)·P_Co·Φ(p)ᵀ with p = p_PoCo, by blocks:
  *   C' = C,  B' = B + [p]ₓ·C,  A' = A + [p]ₓ·Bᵀ + B'·[p]ₓᵀ,
  * where column j of [p]ₓ·C is p × C_j, column j of [p]ₓ·Bᵀ is p × (row j of B) and row i of
  * B'·[p]ₓᵀ is p × (row i of B'). */
-static void abi_add_shifted(abi* P_Po, const abi* P_Co, mbt_vec3 p, bool set) {
+static void abi_add_shifted(abi* P_Po, const abi* P_Co, mbt_vec3 p) {
   const sym3* C = &P_Co->C;
   const mbt_vec3 pC[3] = {mbt_vec3_cross(p, mbt_vec3_make(C->xx, C->xy, C->xz)),
                           mbt_vec3_cross(p, mbt_vec3_make(C->xy, C->yy, C->yz)),
                           mbt_vec3_cross(p, mbt_vec3_make(C->xz, C->yz, C->zz))};
-  abi S;
+  mbt_mat3 Bp;
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) S.B.m[i][j] = P_Co->B.m[i][j] + pC[j].v[i];
+    for (int j = 0; j < 3; ++j) Bp.m[i][j] = P_Co->B.m[i][j] + pC[j].v[i];
   const mbt_vec3 x[3] = {mbt_vec3_cross(p, mat3_row(&P_Co->B, 0)), mbt_vec3_cross(p, mat3_row(&P_Co->B, 1)),
                          mbt_vec3_cross(p, mat3_row(&P_Co->B, 2))};
-  const mbt_vec3 y[3] = {mbt_vec3_cross(p, mat3_row(&S.B, 0)), mbt_vec3_cross(p, mat3_row(&S.B, 1)),
-                         mbt_vec3_cross(p, mat3_row(&S.B, 2))};
+  const mbt_vec3 y[3] = {mbt_vec3_cross(p, mat3_row(&Bp, 0)), mbt_vec3_cross(p, mat3_row(&Bp, 1)),
+                         mbt_vec3_cross(p, mat3_row(&Bp, 2))};
   /* A'_ij = A_ij + x_j[i] + y_i[j] */
-  S.A.xx = P_Co->A.xx + x[0].v[0] + y[0].v[0];
-  S.A.yy = P_Co->A.yy + x[1].v[1] + y[1].v[1];
-  S.A.zz = P_Co->A.zz + x[2].v[2] + y[2].v[2];
-  S.A.xy = P_Co->A.xy + x[1].v[0] + y[0].v[1];
-  S.A.xz = P_Co->A.xz + x[2].v[0] + y[0].v[2];
-  S.A.yz = P_Co->A.yz + x[2].v[1] + y[1].v[2];
-  S.C = *C;
-  if (set) {
-    *P_Po = S;
-    return;
-  }
-  P_Po->A.xx += S.A.xx, P_Po->A.yy += S.A.yy, P_Po->A.zz += S.A.zz;
-  P_Po->A.xy += S.A.xy, P_Po->A.xz += S.A.xz, P_Po->A.yz += S.A.yz;
+  sym3* A = &P_Po->A;
+  A->xx += P_Co->A.xx + x[0].v[0] + y[0].v[0];
+  A->yy += P_Co->A.yy + x[1].v[1] + y[1].v[1];
+  A->zz += P_Co->A.zz + x[2].v[2] + y[2].v[2];
+  A->xy += P_Co->A.xy + x[1].v[0] + y[0].v[1];
+  A->xz += P_Co->A.xz + x[2].v[0] + y[0].v[2];
+  A->yz += P_Co->A.yz + x[2].v[1] + y[1].v[2];
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) P_Po->B.m[i][j] += S.B.m[i][j];
+    for (int j = 0; j < 3; ++j) P_Po->B.m[i][j] += Bp.m[i][j];
   P_Po->C.xx += C->xx, P_Po->C.yy += C->yy, P_Po->C.zz += C->zz;
   P_Po->C.xy += C->xy, P_Po->C.xz += C->xz, P_Po->C.yz += C->yz;
 }
@@ -324,51 +298,10 @@ static inline void solve_D(const mbt_aba_cache* aba, const mbt_node* n, mbt_real
   else mbt__cholesky_solve_ex(aba->D_LLT + 6 * n->v_start, n->nv, n->nv, x);
 }
 
-/* Flags of every node for the current locks (MBT__ABA_*). */
-static void calc_flags(const mbt_tree* tree, mbt_context* ctx) {
-  unsigned char* flags = ctx->aba.flags;
-  flags[0] = 0;
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
-    const unsigned char free = (n->nv > 0 && !node_is_locked(ctx, n)) ? MBT__ABA_FREE : 0;
-    const bool articulated = free || (flags[n->parent_node] & MBT__ABA_ARTICULATED);
-    flags[node] = free | (articulated ? MBT__ABA_ARTICULATED : 0) |
-                  (n->subtree_end == node + 1 ? MBT__ABA_LEAF : 0) |
-                  (n->subtree_end == tree->nodes[n->parent_node].subtree_end ? MBT__ABA_LAST_CHILD : 0);
-  }
-  ctx->aba.flags_valid = true;
-  ctx->aba.factored_with_locks = ctx->any_locked;
-}
-
-/* Z_B (= if set, else +=) b_Bo_W − Fapp_Bo_W − F_forces with the gyroscopic force
- * b_Bo_W = [w × (m·G·w); m·w × (w × p_BoBcm)]. */
-static inline void add_bias_force(const mbt_spatial_inertia* M, mbt_vec3 w, const mbt_spatial_force* F_forces,
-                                  const mbt_spatial_force* Fapp, mbt_spatial_force* Z, bool set) {
-  mbt_spatial_force b;
-  b.tau = mbt_vec3_scale(mbt_vec3_cross(w, mbt__unit_inertia_mul(&M->G_SP_E, w)), M->mass);
-  b.f = mbt_vec3_scale(mbt_vec3_cross(w, mbt_vec3_cross(w, M->p_PScm_E)), M->mass);
-  if (F_forces)
-    for (int i = 0; i < 6; ++i) b.coeffs[i] -= F_forces->coeffs[i];
-  if (Fapp)
-    for (int i = 0; i < 6; ++i) b.coeffs[i] -= Fapp->coeffs[i];
-  if (set) *Z = b;
-  else
-    for (int i = 0; i < 6; ++i) Z->coeffs[i] += b.coeffs[i];
-}
-
-/* Z_Po (= if set, else +=) Zplus_Bo shifted to Po: tau += p_PoBo × f. */
-static inline void force_add_shifted(mbt_spatial_force* Z_Po, const mbt_spatial_force* Z_Bo, mbt_vec3 p, bool set) {
-  if (set) {
-    Z_Po->tau = mbt_vec3_add(Z_Bo->tau, mbt_vec3_cross(p, Z_Bo->f));
-    Z_Po->f = Z_Bo->f;
-  } else {
-    mbt__spatial_force_add_shifted(Z_Po, Z_Bo, p);
-  }
-}
-
 static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_applied,
                     const mbt_spatial_force* Fapp_Bo_W, mbt_real* vdot) {
   const mbt_position_cache* pc = &ctx->pc;
+  const mbt_velocity_cache* vc = &ctx->vc;
   mbt_aba_cache* aba = &ctx->aba;
   const int nn = tree->num_nodes;
   const bool factor = !ctx->aba_position_valid || !aba_locks_match(tree, ctx);
@@ -380,43 +313,61 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     if (st) return st;
     forces = ctx->forces;
   }
+  unsigned char* flags = aba->flags;
+
+  /* Base to tip: flags, P_B = M_Bo_W and the bound of Ic_B (pass 1), Ab_WB, and
+   * Z_B = b_Bo_W − Fapp_Bo_W − F_forces with b_Bo_W = [w × (m·G·w); m·w × (w × p_BoBcm)]. */
   if (factor) {
     ctx->aba_position_valid = false; /* until pass 1 completes */
-    if (!aba->flags_valid || ctx->any_locked || aba->factored_with_locks) calc_flags(tree, ctx);
+    flags[0] = 0;
+    aba->factored_with_locks = ctx->any_locked;
   }
-  const unsigned char* flags = aba->flags;
-
-  /* Tip to base, over the articulated bodies: Ab_WB; pass 1 (when q changed) and pass 2,
-   * e = tau − Hᵀ·Z, Zplus = Z + Pplus·Ab + U·D⁻¹·e. A leaf starts its sums P_B, Z_B and Ic_B,
-   * the last child starts its parent's. */
-  for (int node = nn - 1; node > 0; --node) {
-    const unsigned char f = flags[node];
-    if (!(f & MBT__ABA_ARTICULATED)) continue;
+  for (int node = 1; node < nn; ++node) {
     const mbt_node* n = &tree->nodes[node];
-    const bool free = f & MBT__ABA_FREE, leaf = f & MBT__ABA_LEAF, first = f & MBT__ABA_LAST_CHILD;
+    calc_acceleration_bias(ctx, n, node, &aba->Ab_WB[node]);
+    if (factor) {
+      const unsigned char free = (n->nv > 0 && !node_is_locked(ctx, n)) ? MBT__ABA_FREE : 0;
+      flags[node] = free | ((free || (flags[n->parent_node] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0);
+      if (flags[node] & MBT__ABA_ARTICULATED) {
+        rigid M;
+        rigid_from_spatial_inertia(&pc->M_Bo_W[node], &M);
+        abi_set_rigid(&aba->P_B_W[node], &M);
+        bound_from_spatial_inertia(&pc->M_Bo_W[node], &aba->Ic_B_W[node]);
+      }
+    }
+    if (!(flags[node] & MBT__ABA_ARTICULATED)) continue;
+    const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
+    const mbt_vec3 w = vc->V_WB[node].w;
+    mbt_spatial_force* Z = &aba->Z_Bo_W[node];
+    Z->tau = mbt_vec3_scale(mbt_vec3_cross(w, mbt__unit_inertia_mul(&M->G_SP_E, w)), M->mass);
+    Z->f = mbt_vec3_scale(mbt_vec3_cross(w, mbt_vec3_cross(w, M->p_PScm_E)), M->mass);
+    if (forces)
+      for (int i = 0; i < 6; ++i) Z->coeffs[i] -= forces->F_BBo_W[node].coeffs[i];
+    if (Fapp_Bo_W)
+      for (int i = 0; i < 6; ++i) Z->coeffs[i] -= Fapp_Bo_W[node].coeffs[i];
+  }
+
+  /* Tip to base: pass 1 (when q changed) and pass 2, e = tau − Hᵀ·Z,
+   * Zplus = Z + Pplus·Ab + U·D⁻¹·e. */
+  for (int node = nn - 1; node > 0; --node) {
+    if (!(flags[node] & MBT__ABA_ARTICULATED)) continue;
+    const mbt_node* n = &tree->nodes[node];
+    const bool free = flags[node] & MBT__ABA_FREE;
     const bool to_parent = flags[n->parent_node] & MBT__ABA_ARTICULATED;
     const mbt_vec3 p = pc->p_PoBo_W[node];
-    mbt_spatial_acceleration* Ab = &aba->Ab_WB[node];
-    calc_acceleration_bias(ctx, n, node, Ab);
-    mbt_spatial_force* Z = &aba->Z_Bo_W[node];
-    add_bias_force(&pc->M_Bo_W[node], ctx->vc.V_WB[node].w, forces ? &forces->F_BBo_W[node] : NULL,
-                   Fapp_Bo_W ? &Fapp_Bo_W[node] : NULL, Z, leaf);
     if (factor) {
-      rigid M;
-      rigid_from_spatial_inertia(&pc->M_Bo_W[node], &M);
-      abi_add_rigid(&aba->P_B_W[node], &M, leaf);
-      bound_add_rigid(&aba->Ic_B_W[node], &M, leaf);
       if (free) {
         const int st = project_articulated_inertia(tree, ctx, n, node);
         if (st) return st;
       }
       if (to_parent) {
-        abi_add_shifted(&aba->P_B_W[n->parent_node], &aba->P_B_W[node], p, first);
-        bound_add_shifted(&aba->Ic_B_W[n->parent_node], &aba->Ic_B_W[node], p, first);
+        abi_add_shifted(&aba->P_B_W[n->parent_node], &aba->P_B_W[node], p);
+        bound_add_shifted(&aba->Ic_B_W[n->parent_node], &aba->Ic_B_W[node], p);
       }
     }
+    mbt_spatial_force* Z = &aba->Z_Bo_W[node];
     mbt_real PAb[6];
-    abi_mul(&aba->P_B_W[node], Ab->coeffs, PAb);
+    abi_mul(&aba->P_B_W[node], aba->Ab_WB[node].coeffs, PAb);
     if (free) {
       const int nv = n->nv;
       const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
@@ -434,7 +385,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
         for (int i = 0; i < 6; ++i) PAb[i] += U[k].coeffs[i] * x[k];
     }
     for (int i = 0; i < 6; ++i) Z->coeffs[i] += PAb[i];
-    if (to_parent) force_add_shifted(&aba->Z_Bo_W[n->parent_node], Z, p, first);
+    if (to_parent) mbt__spatial_force_add_shifted(&aba->Z_Bo_W[n->parent_node], Z, p);
   }
   if (factor) ctx->aba_position_valid = true;
 
@@ -445,7 +396,6 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     const mbt_node* n = &tree->nodes[node];
     const mbt_spatial_acceleration* A_WP = &aba->A_WB[n->parent_node];
     const mbt_spatial_acceleration* Ab = &aba->Ab_WB[node];
-    if (!(flags[node] & MBT__ABA_ARTICULATED)) calc_acceleration_bias(ctx, n, node, &aba->Ab_WB[node]);
     mbt_spatial_acceleration* A = &aba->A_WB[node];
     A->alpha = mbt_vec3_add(A_WP->alpha, Ab->alpha);
     A->a = mbt_vec3_add(mbt_vec3_add(A_WP->a, mbt_vec3_cross(A_WP->alpha, pc->p_PoBo_W[node])), Ab->a);

@@ -2,6 +2,7 @@
  * [Featherstone 2008, §5.3], in the seed's (Drake's) world-frame form:
  *   tau = M(q)·v̇ + C(q,v)·v − tau_app − Σ J_WBᵀ·Fapp_Bo_W. */
 #include "algorithms/algorithms_internal.h"
+#include "mobilizers/mobilizer_types.h"
 
 void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
                            const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app,
@@ -61,6 +62,163 @@ void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, c
   for (int i = 0; i < 6; ++i) F_BBo_W[0].coeffs[i] = 0;
 }
 
+/* ---- local-frame RNEA ------------------------------------------------------------------------
+ * [Featherstone 2008, §5.3, Table 5.1] in body coordinates, on the local nodes (tree_internal.h:
+ * welded bodies merged into their moving ancestor), each in its frame M at Mo, with spatial (not
+ * classical) accelerations and gravity as the fictitious base acceleration a_W = [0; −g_W]:
+ *   X_AM = X_AF·X_FM(q);  vJ = R_MF·V_FM,  ȧJ = R_MF·A_FM − [0; wJ × vJ_v] (d/dt of vJ in M);
+ *   v_M = X_MA·v_A + vJ,  a_M = X_MA·a_A + ȧJ + v_M × vJ;
+ *   f_M = I·a_M + v_M ×* (I·v_M), with I the constant inertia of the local node about Mo in M;
+ *   tip to base: tau = H_FMᵀ·(R_FM·f_M) − tau_app,  f_A += X_AM*·f_M;
+ * X_MA·[w; v] = [Rᵀ·w; Rᵀ·(v + w × p)], X_AM*·[t; f] = [R·t + p × R·f; R·f] with R = R_AM,
+ * p = p_AoMo_A; [w; v] × [w'; v'] = [w × w'; w × v' + v × w'], [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
+
+/* X_AM = X_AF·X_FM(q) and the joint's vJ, ȧJ in M (v, vdot: the mobilizer's slices, NULL for zero). */
+static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q, const mbt_real* v,
+                               const mbt_real* vdot, mbt_local_scratch* s, mbt_spatial_velocity* vJ,
+                               mbt_spatial_acceleration* aJ) {
+  const mbt_real qd = v ? v[0] : 0, qdd = vdot ? vdot[0] : 0;
+  switch (L->type) {
+    case MBT_MOBILIZER_REVOLUTE: {  /* R_FM = exp(q·[â]ₓ), p_FoMo = 0, vJ = [â·q̇; 0], ȧJ = [â·q̈; 0] */
+      mbt_real sn, cs;
+      mbt__sincos(q[0], &sn, &cs);
+      if (L->axis_k && L->R_AF_is_identity) s->R_AM = mbt__rot_coord_axis(L->axis_k, sn, cs);
+      else if (L->axis_k) mbt__mat3_mul_rot_coord_axis(&L->X_AF.R, L->axis_k, sn, cs, &s->R_AM);
+      else {
+        const mbt_mat3 R_FM = mbt__rot_axis_angle(L->axis, sn, cs);
+        s->R_AM = mbt_mat3_mul(&L->X_AF.R, &R_FM);
+      }
+      s->p_AoMo_A = L->X_AF.p;
+      vJ->w = mbt_vec3_scale(L->axis, qd);
+      vJ->v = mbt_vec3_zero();
+      aJ->alpha = mbt_vec3_scale(L->axis, qdd);
+      aJ->a = mbt_vec3_zero();
+      break;
+    }
+    case MBT_MOBILIZER_PRISMATIC:  /* R_FM = I, p_FoMo = q·â, vJ = [0; â·q̇], ȧJ = [0; â·q̈] */
+      s->R_AM = L->X_AF.R;
+      s->p_AoMo_A = mbt_vec3_axpy(L->X_AF.p, q[0], mbt_mat3_mul_vec(&L->X_AF.R, L->axis));
+      vJ->w = mbt_vec3_zero();
+      vJ->v = mbt_vec3_scale(L->axis, qd);
+      aJ->alpha = mbt_vec3_zero();
+      aJ->a = mbt_vec3_scale(L->axis, qdd);
+      break;
+    default: {  /* the mobilizer's kernels */
+      static const mbt_real zero[6] = {0, 0, 0, 0, 0, 0};
+      const mbt_node* n = &tree->nodes[L->node];
+      mbt_transform X_FM;
+      mbt_spatial_velocity V_FM;
+      mbt_spatial_acceleration A_FM;
+      mbt__mob_calc_X_FM(n, q, &X_FM);
+      mbt__mob_calc_V_FM(n, q, v ? v : zero, &V_FM);
+      mbt__mob_calc_A_FM(n, q, v ? v : zero, vdot, &A_FM);
+      s->R_AM = mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
+      s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
+      vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
+      vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
+      aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);
+      aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
+      break;
+    }
+  }
+}
+
+/* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about Mo. */
+static inline void moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, mbt_vec3* t, mbt_vec3* f) {
+  const mbt_real* K = I->K;
+  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
+                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
+                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
+  *t = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
+  *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
+}
+
+/* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s. */
+static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* s, const mbt_spatial_velocity* vJ,
+                                const mbt_spatial_acceleration* aJ) {
+  const mbt_mat3* R = &s->R_AM;
+  const mbt_vec3 p = s->p_AoMo_A;
+  const mbt_vec3 w = mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->V.w), vJ->w);
+  const mbt_vec3 v =
+      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(sA->V.w, p))), vJ->v);
+  const mbt_vec3 al = mbt_vec3_add(mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->A.alpha), aJ->alpha),
+                                   mbt_vec3_cross(w, vJ->w));
+  const mbt_vec3 a = mbt_vec3_add(
+      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(sA->A.a, mbt_vec3_cross(sA->A.alpha, p))), aJ->a),
+      mbt_vec3_add(mbt_vec3_cross(w, vJ->v), mbt_vec3_cross(v, vJ->w)));
+  s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
+}
+
+/* f_M = I·a_M + v_M ×* (I·v_M) for one local node. */
+static inline void local_force(const mbt_local_node* L, mbt_local_scratch* s) {
+  const mbt_vec3 w = s->V.w, v = s->V.v;
+  mbt_vec3 t, f, ht, hf;
+  moments_mul(&L->I_Mo_M, s->A.alpha, s->A.a, &t, &f);
+  moments_mul(&L->I_Mo_M, w, v, &ht, &hf);
+  s->F.tau = mbt_vec3_add(t, mbt_vec3_add(mbt_vec3_cross(w, ht), mbt_vec3_cross(v, hf)));
+  s->F.f = mbt_vec3_add(f, mbt_vec3_cross(w, hf));
+}
+
+/* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from R_AM·f_M (t_A, f_A): F_Mo_F = R_AFᵀ·R_AM·f_M. */
+static inline void local_project(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q,
+                                 const mbt_local_scratch* s, mbt_vec3 t_A, mbt_vec3 f_A, mbt_real* tau) {
+  switch (L->type) {
+    case MBT_MOBILIZER_REVOLUTE: tau[0] = mbt_vec3_dot(L->axis, s->F.tau); break;  /* â_M = â_F */
+    case MBT_MOBILIZER_PRISMATIC: tau[0] = mbt_vec3_dot(L->axis, s->F.f); break;   /* R_FM = I */
+    default: {
+      mbt_spatial_force F_Mo_F;
+      F_Mo_F.tau = mbt_mat3_tmul_vec(&L->X_AF.R, t_A);
+      F_Mo_F.f = mbt_mat3_tmul_vec(&L->X_AF.R, f_A);
+      mbt__mob_project_spatial_force(&tree->nodes[L->node], q, &F_Mo_F, tau);
+      break;
+    }
+  }
+}
+
+void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
+                                 mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau) {
+  const mbt_local_node* nodes = tree->local_nodes;
+  mbt_local_scratch* S = ctx->scratch_local;
+  const int nl = tree->num_local_nodes;
+  const mbt_real* q = ctx->q;
+  S[0].V.w = S[0].V.v = S[0].A.alpha = mbt_vec3_zero();
+  S[0].A.a = mbt_vec3_neg(g_W);
+  for (int i = 1; i < nl; ++i) {
+    const mbt_local_node* L = &nodes[i];
+    const mbt_real* vi = v ? v + L->v_start : NULL;
+    const mbt_real* vdi = vdot ? vdot + L->v_start : NULL;
+    mbt_spatial_velocity vJ;
+    mbt_spatial_acceleration aJ;
+    local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
+    local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+    local_force(L, &S[i]);
+  }
+  for (int i = nl - 1; i > 0; --i) {
+    const mbt_local_node* L = &nodes[i];
+    const mbt_local_scratch* s = &S[i];
+    const mbt_vec3 f_A = mbt_mat3_mul_vec(&s->R_AM, s->F.f);
+    const mbt_vec3 t_A = mbt_mat3_mul_vec(&s->R_AM, s->F.tau);
+    mbt_real t[6];
+    local_project(tree, L, q + L->q_start, s, t_A, f_A, t);
+    for (int k = 0; k < L->nv; ++k) tau[L->v_start + k] = tau_app ? t[k] - tau_app[L->v_start + k] : t[k];
+    if (L->parent > 0) {
+      mbt_spatial_force* FA = &S[L->parent].F;
+      FA->tau = mbt_vec3_add(FA->tau, mbt_vec3_add(t_A, mbt_vec3_cross(s->p_AoMo_A, f_A)));
+      FA->f = mbt_vec3_add(FA->f, f_A);
+    }
+  }
+}
+
+int mbt_calc_inverse_dynamics_with_gravity(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot,
+                                           mbt_real* tau) {
+  int st = mbt__check_tree_context(tree, ctx, "calc_inverse_dynamics_with_gravity");
+  if (st) return st;
+  if (!tau && tree->nv > 0)
+    return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_inverse_dynamics_with_gravity: tau is NULL");
+  mbt__inverse_dynamics_local(tree, ctx, ctx->v, known_vdot, mbt__gravity_W(tree), NULL, tau);
+  return MBT_OK;
+}
+
 int mbt_calc_inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot,
                               const mbt_spatial_force* Fapp_Bo_W_array, const mbt_real* tau_applied,
                               mbt_spatial_acceleration* A_WB_array, mbt_spatial_force* F_BMo_W_array,
@@ -69,6 +227,10 @@ int mbt_calc_inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_
   if (st) return st;
   if (!tau && tree->nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_inverse_dynamics: tau is NULL");
+  if (!A_WB_array && !F_BMo_W_array && !Fapp_Bo_W_array) {  /* only tau asked for: local frames */
+    mbt__inverse_dynamics_local(tree, ctx, ctx->v, known_vdot, mbt_vec3_zero(), tau_applied, tau);
+    return MBT_OK;
+  }
   mbt_spatial_acceleration* A_WB = A_WB_array ? A_WB_array : ctx->scratch_A;
   mbt_spatial_force* F_BBo_W = F_BMo_W_array ? F_BMo_W_array : ctx->scratch_F2;
   mbt__inverse_dynamics(tree, ctx, true, known_vdot, Fapp_Bo_W_array, tau_applied, A_WB, F_BBo_W, tau);

@@ -30,14 +30,10 @@ static inline mbt_mat3 mbt__rot_z(mbt_real s, mbt_real c) {
   mbt_mat3 R = {{{c, -s, 0}, {s, c, 0}, {0, 0, 1}}};
   return R;
 }
-/* s = sin θ, c = cos θ in one call (one argument reduction). */
+/* s = sin θ, c = cos θ from the C library (GCC turns the pair into one sincos call). */
 static inline void mbt__sincos(mbt_real theta, mbt_real* s, mbt_real* c) {
-#if defined(__GNUC__) && !defined(MBT_NO_BUILTIN_SINCOS)
-  __builtin_sincos(theta, s, c);
-#else
   *s = mbt_sin(theta);
   *c = mbt_cos(theta);
-#endif
 }
 /* Rotation by θ about the coordinate axis sign·ê_k given as axis_k = ±(k + 1) (see mbt_node):
  * about −ê_k it is the rotation by −θ about ê_k. */

@@ -70,6 +70,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->v_parent);
   for (int i = 0; i < 4; ++i) free(ctx->scratch_nv[i]);
   free(ctx->scratch_nvnv);
+  free(ctx->scratch_local);
   mbt_multibody_forces_destroy(ctx->forces);
   free(ctx);
 }
@@ -128,6 +129,7 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->v_parent = alloc(nv, sizeof(int), &failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
   ctx->scratch_nvnv = alloc(nv * nv, sizeof(mbt_real), &failed);
+  ctx->scratch_local = alloc((size_t)tree->num_local_nodes, sizeof(mbt_local_scratch), &failed);
   ctx->forces = mbt_multibody_forces_create(tree);
   if (failed || !ctx->forces) {
     mbt_context_destroy(ctx);

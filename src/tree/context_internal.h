@@ -6,10 +6,7 @@
 
 #include "tree/tree_internal.h"
 
-/* A rigid (or composite) body's spatial inertia about a point O by its moments: mass m, first
- * moment h = m·p_OScm, second moment K = m·G_SO (xx, yy, zz, xy, xz, yz): no division to
- * combine two of them. */
-typedef struct { mbt_real m; mbt_vec3 h; mbt_real K[6]; } mbt_inertia_moments;
+/* mbt_inertia_moments: tree_internal.h. */
 
 /* Seed PositionKinematicsCache. */
 typedef struct {
@@ -52,9 +49,8 @@ typedef struct { mbt_vec3 h; mbt_real m, trK; } mbt_aba_composite_bound;
 typedef struct {
   mbt_aba_inertia* P_B_W;            /* [node] articulated inertia about Bo; Pplus after pass 1 */
   mbt_aba_composite_bound* Ic_B_W;   /* [node] of the subtree's composite inertia (pivot scale) */
-  unsigned char* flags;              /* [node] MBT__ABA_* (forward_dynamics.c), for the locks of */
-  bool flags_valid;                  /* the last pass 1; computed once when nothing is locked */
-  bool factored_with_locks;          /* ctx->any_locked when the flags were computed */
+  unsigned char* flags;              /* [node] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
+  bool factored_with_locks;          /* ctx->any_locked when pass 1 ran */
   mbt_spatial_force* U_W;            /* [nv] U = P·H columns */
   mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
   mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Hᵀ·P·H, nv×nv at 6·v_start (nv ≥ 2) */
@@ -66,6 +62,16 @@ typedef struct {
   int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
 } mbt_aba_cache;
+
+/* Per local node (tree_internal.h), the scratch of the local-frame recursions
+ * (inverse_dynamics.c, mass_matrix.c): quantities in the node's frame M at Mo. */
+typedef struct {
+  mbt_mat3 R_AM;                /* X_AM: M in the frame A of the moving ancestor */
+  mbt_vec3 p_AoMo_A;
+  mbt_spatial_velocity V;       /* V_WM */
+  mbt_spatial_acceleration A;   /* spatial acceleration [Featherstone 2008, §2.6]: [α; a_Mo − w × v_Mo] */
+  mbt_spatial_force F;          /* the net force of the subtree's bodies on M, at Mo */
+} mbt_local_scratch;
 
 struct mbt_context {
   const mbt_tree* tree;
@@ -95,6 +101,7 @@ struct mbt_context {
                                            else the last of the nearest ancestor with any), −1 */
   mbt_real* scratch_nv[4];              /* [nv] each */
   mbt_real* scratch_nvnv;               /* [nv*nv] */
+  mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
   mbt_multibody_forces* forces;         /* force-element contributions */
   char error[MBT_ERROR_MAX];
 };

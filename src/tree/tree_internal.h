@@ -93,6 +93,27 @@ typedef struct {
   mbt_vec3 p_MoBo_B;            /* from Mo to Bo, in B: R_MBᵀ·p_MoBo_M (zero when X_MB = I) */
 } mbt_node;
 
+/* A rigid (or composite) body's spatial inertia about a point O by its moments: mass m, first
+ * moment h = m·p_OScm, second moment K = m·G_SO (xx, yy, zz, xy, xz, yz): no division to
+ * combine two of them. */
+typedef struct { mbt_real m; mbt_vec3 h; mbt_real K[6]; } mbt_inertia_moments;
+
+/* A node of the local-frame recursions (inverse_dynamics.c): a moving body with every body
+ * welded to it (directly or through other welds) merged into it, so welds cost nothing.
+ * Its quantities are taken about Mo and expressed in M, the outboard frame of its mobilizer;
+ * A is the frame M of its moving ancestor (W for the world). Local node 0 is the world. */
+typedef struct {
+  int parent;                   /* local node of the moving ancestor (0: the world) */
+  int node;                     /* its body node (type, kernels) */
+  mbt_mobilizer_type type;
+  int axis_k;                   /* as mbt_node.axis_k */
+  int nv, q_start, v_start;
+  bool R_AF_is_identity;
+  mbt_vec3 axis;                /* unit axis in F (= M) for revolute/prismatic/screw */
+  mbt_transform X_AF;           /* the inboard frame F in A, constant (welds composed in) */
+  mbt_inertia_moments I_Mo_M;   /* the body and its welded descendants, about Mo, in M */
+} mbt_local_node;
+
 struct mbt_tree {
   bool finalized;
   mbt_body* bodies;             int num_bodies, cap_bodies;
@@ -108,6 +129,8 @@ struct mbt_tree {
   int* level_nodes;             /* [num_nodes] node indices grouped by level */
   int* body_children;           /* children body indices, per body a slice */
   int* v_node;                  /* [nv] the node each velocity belongs to */
+  mbt_local_node* local_nodes;  /* [num_local_nodes] in node order; same allocation as nodes */
+  int num_local_nodes;          /* 1 + the number of non-weld mobilizers */
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
 };
 
