@@ -183,6 +183,33 @@ static void test_fd_of_id_every_joint_type(void** state) {
   mbt_tree_destroy(tree);
 }
 
+/* Long serial chains (30 and 60 bodies, revolute and mixed): errors that grow along a chain,
+ * such as a wrong composite-inertia shift in the singularity check, show only there. */
+static void test_fd_of_id_long_chains(void** state) {
+  (void)state;
+  const int sizes[] = {30, 60};
+  for (int k = 0; k < 2; ++k)
+    for (int mixed = 0; mixed <= 1; ++mixed) {
+      tu_seed(900 + (unsigned)(2 * k + mixed));
+      mbt_tree* tree = mbt_tree_create();
+      tu_add_chain(tree, "c", sizes[k], mixed != 0);
+      assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+      mbt_context* ctx = mbt_context_create(tree);
+      assert_non_null(ctx);
+      fd_errors err = {0, 0};
+      for (int s = 0; s < 5; ++s) {
+        tu_rand_state(tree, ctx);
+        check_fd_of_id(tree, ctx, &err);
+      }
+      print_message("chain of %d (%s): FD(ID) %.2e, ABA vs Cholesky %.2e\n", sizes[k], mixed ? "mixed" : "revolute",
+                    err.fd_of_id, err.chol);
+      assert_true(err.fd_of_id <= 1e-10);
+      assert_true(err.chol <= 1e-10);
+      mbt_context_destroy(ctx);
+      mbt_tree_destroy(tree);
+    }
+}
+
 /* The mobilizer-level branched tree of support/test_util.h (random frames, a body left floating). */
 static void test_fd_of_id_mobilizer_tree(void** state) {
   (void)state;
@@ -598,6 +625,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fd_of_id_every_joint_type),
       cmocka_unit_test(test_fd_of_id_mobilizer_tree),
+      cmocka_unit_test(test_fd_of_id_long_chains),
       cmocka_unit_test(test_fd_of_id_shipped_models),
       cmocka_unit_test(test_fd_against_reference),
       cmocka_unit_test(test_locked_joints_act_as_welds),
