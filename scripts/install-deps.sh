@@ -2,7 +2,7 @@
 # Installs the Debian packages mbt needs to build and test, skipping those already present.
 # Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
 set -eu
-pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libcairo2-dev libfontconfig-dev"
+pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
 missing=""
 for p in $pkgs; do

@@ -14,12 +14,15 @@
  * in the context (or the tree if ctx is NULL). `what` names the calling function. */
 int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const char* what);
 
-/* Recompute the position cache (X_WB, X_PB, X_FM, p_PoBo_W, R_WF, H_FM, H_PB_W, M_Bo_W,
- * p_WBcm) if q changed since it was computed. Never fails for a checked tree/context. */
+/* Recompute the position cache (X_WB, p_PoBo_W, R_WF, H_FM, H_PB_W, M_Bo_W, p_WBcm) if q
+ * changed since it was computed; X_PB and X_FM, which no algorithm reads, only
+ * mbt_calc_position_kinematics_cache computes. Never fails for a checked tree/context. */
 void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx);
+/* ctx->sin_q, ctx->cos_q of every revolute and screw angle (tree->angle_q) if q changed since
+ * they were computed (1-ulp: SLEEF's vector sincos, or the C library's). */
+void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
 /* Recompute the poses X_WB, p_PoBo_W, R_WF if q changed since they were computed; the rest of
- * the position cache (X_PB, X_FM included) is only guaranteed by
- * mbt__ensure_position_kinematics. */
+ * the position cache is only guaranteed by mbt__ensure_position_kinematics. */
 void mbt__ensure_poses(const mbt_tree* tree, mbt_context* ctx);
 /* Recompute the velocity cache (V_WB, V_PB_W, V_FM) if q or v changed; ensures positions. */
 void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
@@ -96,7 +99,7 @@ void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, c
  * velocities v (nv, NULL for zero):
  *   tau = M(q)·v̇ + C(q,v)·v − tau_g(q; g_W) − tau_app
  * (vdot, tau_app NULL for zero; tau may alias tau_app). Reads and writes no kinematics cache
- * (only ctx->scratch_local). */
+ * but the joint angles' sin and cos (mbt__calc_joint_sincos), and ctx->scratch_local. */
 void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
                                  mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau);
 

@@ -73,54 +73,33 @@ void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, c
  * X_MA·[w; v] = [Rᵀ·w; Rᵀ·(v + w × p)], X_AM*·[t; f] = [R·t + p × R·f; R·f] with R = R_AM,
  * p = p_AoMo_A; [w; v] × [w'; v'] = [w × w'; w × v' + v × w'], [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
 
-/* X_AM = X_AF·X_FM(q) and the joint's vJ, ȧJ in M (v, vdot: the mobilizer's slices, NULL for zero). */
+/* X_AM = X_AF·X_FM(q) and the joint's vJ, ȧJ in M for a prismatic node (about ẑ) or one of the
+ * kinematics kernels (v, vdot: the mobilizer's slices, NULL for zero); revolute: revolute_motion. */
 static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q, const mbt_real* v,
                                const mbt_real* vdot, mbt_local_scratch* s, mbt_spatial_velocity* vJ,
                                mbt_spatial_acceleration* aJ) {
-  const mbt_real qd = v ? v[0] : 0, qdd = vdot ? vdot[0] : 0;
-  switch (L->type) {
-    case MBT_MOBILIZER_REVOLUTE: {  /* R_FM = exp(q·[â]ₓ), p_FoMo = 0, vJ = [â·q̇; 0], ȧJ = [â·q̈; 0] */
-      mbt_real sn, cs;
-      mbt__sincos(q[0], &sn, &cs);
-      if (L->axis_k && L->R_AF_is_identity) s->R_AM = mbt__rot_coord_axis(L->axis_k, sn, cs);
-      else if (L->axis_k) mbt__mat3_mul_rot_coord_axis(&L->X_AF.R, L->axis_k, sn, cs, &s->R_AM);
-      else {
-        const mbt_mat3 R_FM = mbt__rot_axis_angle(L->axis, sn, cs);
-        s->R_AM = mbt_mat3_mul(&L->X_AF.R, &R_FM);
-      }
-      s->p_AoMo_A = L->X_AF.p;
-      vJ->w = mbt_vec3_scale(L->axis, qd);
-      vJ->v = mbt_vec3_zero();
-      aJ->alpha = mbt_vec3_scale(L->axis, qdd);
-      aJ->a = mbt_vec3_zero();
-      break;
-    }
-    case MBT_MOBILIZER_PRISMATIC:  /* R_FM = I, p_FoMo = q·â, vJ = [0; â·q̇], ȧJ = [0; â·q̈] */
-      s->R_AM = L->X_AF.R;
-      s->p_AoMo_A = mbt_vec3_axpy(L->X_AF.p, q[0], mbt_mat3_mul_vec(&L->X_AF.R, L->axis));
-      vJ->w = mbt_vec3_zero();
-      vJ->v = mbt_vec3_scale(L->axis, qd);
-      aJ->alpha = mbt_vec3_zero();
-      aJ->a = mbt_vec3_scale(L->axis, qdd);
-      break;
-    default: {  /* the mobilizer's kernels */
-      static const mbt_real zero[6] = {0, 0, 0, 0, 0, 0};
-      const mbt_node* n = &tree->nodes[L->node];
-      mbt_transform X_FM;
-      mbt_spatial_velocity V_FM;
-      mbt_spatial_acceleration A_FM;
-      mbt__mob_calc_X_FM(n, q, &X_FM);
-      mbt__mob_calc_V_FM(n, q, v ? v : zero, &V_FM);
-      mbt__mob_calc_A_FM(n, q, v ? v : zero, vdot, &A_FM);
-      s->R_AM = mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
-      s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
-      vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
-      vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
-      aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);
-      aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
-      break;
-    }
+  if (L->type == MBT_MOBILIZER_PRISMATIC) {  /* R_FM = I, p_FoMo = q·ẑ, vJ = [0; ẑ·q̇], ȧJ = [0; ẑ·q̈] */
+    s->R_AM = L->X_AF.R;
+    s->p_AoMo_A = mbt_vec3_axpy(L->X_AF.p, q[0], mbt_vec3_make(L->X_AF.R.m[0][2], L->X_AF.R.m[1][2], L->X_AF.R.m[2][2]));
+    vJ->w = aJ->alpha = mbt_vec3_zero();
+    vJ->v = mbt_vec3_make(0, 0, v ? v[0] : 0);
+    aJ->a = mbt_vec3_make(0, 0, vdot ? vdot[0] : 0);
+    return;
   }
+  static const mbt_real zero[6] = {0, 0, 0, 0, 0, 0};
+  const mbt_node* n = &tree->nodes[L->node];
+  mbt_transform X_FM;
+  mbt_spatial_velocity V_FM;
+  mbt_spatial_acceleration A_FM;
+  mbt__mob_calc_X_FM(n, q, &X_FM);
+  mbt__mob_calc_V_FM(n, q, v ? v : zero, &V_FM);
+  mbt__mob_calc_A_FM(n, q, v ? v : zero, vdot, &A_FM);
+  s->R_AM = mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
+  s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
+  vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
+  vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
+  aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);
+  aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
 }
 
 /* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about Mo. */
@@ -149,6 +128,39 @@ static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* 
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
+/* local_joint and local_motion for a revolute node, about ẑ, without the zero terms:
+ *   R_AM = R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z) (12 products),
+ *   p_AoMo_A = p_AF, vJ = [ẑ·q̇; 0], ȧJ = [ẑ·q̈; 0], and with x × ẑ = (x_y, −x_x, 0):
+ *   w = Rᵀ·w_A + ẑ·q̇,  v = Rᵀ·(v_A + w_A × p),
+ *   α = Rᵀ·α_A + ẑ·q̈ + q̇·(w_y, −w_x, 0),  a = Rᵀ·(a_A + α_A × p) + q̇·(v_y, −v_x, 0). */
+static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
+                                   const mbt_local_scratch* sA, mbt_local_scratch* s) {
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  mbt_mat3 R;
+  if (L->R_AF_is_identity) {
+    R = mbt__rot_z(sn, cs);
+  } else {
+    const mbt_mat3* A = &L->X_AF.R;
+    for (int r = 0; r < 3; ++r) {
+      R.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
+      R.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
+      R.m[r][2] = A->m[r][2];
+    }
+  }
+  const mbt_vec3 p = L->X_AF.p;
+  const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
+  mbt_vec3 w = mbt_mat3_tmul_vec(&R, wA);
+  const mbt_vec3 v = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(wA, p)));
+  mbt_vec3 al = mbt_mat3_tmul_vec(&R, alA);
+  mbt_vec3 a = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->A.a, mbt_vec3_cross(alA, p)));
+  w.v[2] += qd;
+  al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
+  a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
+  s->R_AM = R;
+  s->p_AoMo_A = p;
+  s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
+}
+
 /* f_M = I·a_M + v_M ×* (I·v_M) for one local node. */
 static inline void local_force(const mbt_local_node* L, mbt_local_scratch* s) {
   const mbt_vec3 w = s->V.w, v = s->V.v;
@@ -163,8 +175,8 @@ static inline void local_force(const mbt_local_node* L, mbt_local_scratch* s) {
 static inline void local_project(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q,
                                  const mbt_local_scratch* s, mbt_vec3 t_A, mbt_vec3 f_A, mbt_real* tau) {
   switch (L->type) {
-    case MBT_MOBILIZER_REVOLUTE: tau[0] = mbt_vec3_dot(L->axis, s->F.tau); break;  /* â_M = â_F */
-    case MBT_MOBILIZER_PRISMATIC: tau[0] = mbt_vec3_dot(L->axis, s->F.f); break;   /* R_FM = I */
+    case MBT_MOBILIZER_REVOLUTE: tau[0] = s->F.tau.v[2]; break;  /* ẑ_M = ẑ_F */
+    case MBT_MOBILIZER_PRISMATIC: tau[0] = s->F.f.v[2]; break;   /* R_FM = I */
     default: {
       mbt_spatial_force F_Mo_F;
       F_Mo_F.tau = mbt_mat3_tmul_vec(&L->X_AF.R, t_A);
@@ -181,16 +193,21 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
   mbt_local_scratch* S = ctx->scratch_local;
   const int nl = tree->num_local_nodes;
   const mbt_real* q = ctx->q;
+  mbt__calc_joint_sincos(tree, ctx);
   S[0].V.w = S[0].V.v = S[0].A.alpha = mbt_vec3_zero();
   S[0].A.a = mbt_vec3_neg(g_W);
   for (int i = 1; i < nl; ++i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_real* vi = v ? v + L->v_start : NULL;
     const mbt_real* vdi = vdot ? vdot + L->v_start : NULL;
-    mbt_spatial_velocity vJ;
-    mbt_spatial_acceleration aJ;
-    local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
-    local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+    if (L->type == MBT_MOBILIZER_REVOLUTE) {
+      revolute_motion(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i]);
+    } else {
+      mbt_spatial_velocity vJ;
+      mbt_spatial_acceleration aJ;
+      local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
+      local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+    }
     local_force(L, &S[i]);
   }
   for (int i = nl - 1; i > 0; --i) {

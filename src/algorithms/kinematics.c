@@ -3,6 +3,11 @@
  * one base-to-tip pass each over the body nodes in order. */
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
+#if defined(MBT_HAVE_SLEEF) && defined(__SSE2__) && (defined(__x86_64__) || defined(_M_X64))
+#include <emmintrin.h>
+#include <sleef.h>
+#define MBT__SINCOS_SLEEF 1
+#endif
 
 int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const char* what) {
   if (!tree) {
@@ -17,12 +22,58 @@ int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const 
   return MBT_OK;
 }
 
+/* sin q, cos q of every revolute and screw angle, two at a time with SLEEF's 1-ulp vector
+ * sincos (its dispatcher picks the best 128-bit code for the CPU at run time), else the C
+ * library's one at a time. */
+void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx) {
+  if (ctx->sincos_valid) return;
+  const int* idx = tree->angle_q;
+  const int na = tree->num_angles;
+  const mbt_real* q = ctx->q;
+  mbt_real* sq = ctx->sin_q;
+  mbt_real* cq = ctx->cos_q;
+  int k = 0;
+#ifdef MBT__SINCOS_SLEEF
+  for (; k + 1 < na; k += 2) {
+    const int i = idx[k], j = idx[k + 1];
+    const Sleef___m128d_2 sc = Sleef_sincosd2_u10(_mm_set_pd(q[j], q[i]));
+    _mm_storel_pd(&sq[i], sc.x);
+    _mm_storeh_pd(&sq[j], sc.x);
+    _mm_storel_pd(&cq[i], sc.y);
+    _mm_storeh_pd(&cq[j], sc.y);
+  }
+  if (k < na) {
+    const int i = idx[k];
+    const Sleef___m128d_2 sc = Sleef_sincosd2_u10(_mm_set_pd(0, q[i]));
+    _mm_storel_pd(&sq[i], sc.x);
+    _mm_storel_pd(&cq[i], sc.y);
+  }
+#else
+  for (; k < na; ++k) mbt__sincos(q[idx[k]], &sq[idx[k]], &cq[idx[k]]);
+#endif
+  ctx->sincos_valid = true;
+}
+
+/* X_FM of a node from its q and, for a revolute or screw angle, the batch's sin and cos:
+ * R_FM = exp(q·[â]ₓ), p_FoMo = 0 (revolute) or h·q·â (screw); other types: their kernel. */
+static inline void calc_X_FM(const mbt_node* n, const mbt_context* ctx, mbt_transform* X_FM) {
+  const int i = n->q_start;
+  if (n->type == MBT_MOBILIZER_REVOLUTE || n->type == MBT_MOBILIZER_SCREW) {
+    const mbt_real s = ctx->sin_q[i], c = ctx->cos_q[i];
+    X_FM->R = n->axis_k ? mbt__rot_coord_axis(n->axis_k, s, c) : mbt__rot_axis_angle(n->axis, s, c);
+    X_FM->p = n->type == MBT_MOBILIZER_SCREW ? mbt_vec3_scale(n->axis, n->pitch * ctx->q[i]) : mbt_vec3_zero();
+  } else {
+    mbt__mob_calc_X_FM(n, ctx->q + i, X_FM);
+  }
+}
+
 /* Position kinematics, node by node from the world, in two parts.
  * Poses: X_PB = X_PF·X_FM(q)·X_MB, X_WB = X_WP·X_PB, R_WF = R_WP·R_PF, p_PoBo_W = R_WP·p_PoBo_P.
  * For a revolute mobilizer about ±ê_k with X_MB = I, R_FM is a plane rotation of two columns,
  * so R_PB = R_PF·R_FM and R_WB = R_WF·R_FM cost 12 products each; a weld's X_PB is constant. */
-static inline void calc_node_pose(const mbt_node* n, int node, const mbt_real* q, mbt_position_cache* pc,
+static inline void calc_node_pose(const mbt_node* n, int node, const mbt_context* ctx, mbt_position_cache* pc,
                                   bool with_X_PB) {
+  const mbt_real* q = ctx->q;
   const mbt_transform* X_WP = &pc->X_WB[n->parent_node];
   mbt_transform* X_FM = &pc->X_FM[node];
   mbt_transform* X_PB = &pc->X_PB[node];
@@ -41,8 +92,7 @@ static inline void calc_node_pose(const mbt_node* n, int node, const mbt_real* q
   } else {
     *R_WF = n->R_PF_is_identity ? X_WP->R : mbt_mat3_mul(&X_WP->R, &n->X_PF.R);
     if (n->type == MBT_MOBILIZER_REVOLUTE && n->axis_k && n->X_MB_is_identity) {
-      mbt_real s, c;
-      mbt__sincos(q[n->q_start], &s, &c);
+      const mbt_real s = ctx->sin_q[n->q_start], c = ctx->cos_q[n->q_start];
       if (with_X_PB) {
         X_FM->R = mbt__rot_coord_axis(n->axis_k, s, c);
         X_FM->p = mbt_vec3_zero();
@@ -64,7 +114,7 @@ static inline void calc_node_pose(const mbt_node* n, int node, const mbt_real* q
       }
       X_WB->R = *R_WF;
     } else {
-      mbt__mob_calc_X_FM(n, q + n->q_start, X_FM);
+      calc_X_FM(n, ctx, X_FM);
       const mbt_transform X_PM = n->X_PF_is_identity ? *X_FM : mbt_transform_compose(&n->X_PF, X_FM);
       *X_PB = n->X_MB_is_identity ? X_PM : mbt_transform_compose(&X_PM, &n->X_MB);
       p_PoBo_P = X_PB->p;
@@ -156,23 +206,25 @@ static void calc_world_node(const mbt_tree* tree, mbt_position_cache* pc, bool d
   }
 }
 
-/* Poses only (mbt_calc_forward_kinematics): X_WB, p_PoBo_W, R_WF; X_PB and X_FM are part of
- * the whole cache (they may be left stale here). */
+/* Poses only (mbt_calc_forward_kinematics): X_WB, p_PoBo_W, R_WF. */
 static void calc_poses(const mbt_tree* tree, mbt_context* ctx) {
   mbt_position_cache* pc = &ctx->pc;
+  mbt__calc_joint_sincos(tree, ctx);
   calc_world_node(tree, pc, false);
-  for (int node = 1; node < tree->num_nodes; ++node) calc_node_pose(&tree->nodes[node], node, ctx->q, pc, false);
+  for (int node = 1; node < tree->num_nodes; ++node) calc_node_pose(&tree->nodes[node], node, ctx, pc, false);
   ctx->pose_valid = true;
 }
 
-/* The whole position cache, poses included (X_PB and X_FM are not kept by calc_poses). */
-static void calc_position_kinematics(const mbt_tree* tree, mbt_context* ctx) {
+/* The whole position cache, poses included; X_PB and X_FM (which no algorithm reads) only
+ * with with_X_PB (mbt_calc_position_kinematics_cache). */
+static void calc_position_kinematics(const mbt_tree* tree, mbt_context* ctx, bool with_X_PB) {
   mbt_position_cache* pc = &ctx->pc;
   const mbt_real* q = ctx->q;
+  mbt__calc_joint_sincos(tree, ctx);
   calc_world_node(tree, pc, true);
   for (int node = 1; node < tree->num_nodes; ++node) {
     const mbt_node* n = &tree->nodes[node];
-    calc_node_pose(n, node, q, pc, true);
+    calc_node_pose(n, node, ctx, pc, with_X_PB);
     calc_node_position_dynamics(n, node, q, pc);
   }
   ctx->pose_valid = ctx->position_valid = true;
@@ -183,7 +235,7 @@ void mbt__ensure_poses(const mbt_tree* tree, mbt_context* ctx) {
 }
 
 void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx) {
-  if (!ctx->position_valid) calc_position_kinematics(tree, ctx);
+  if (!ctx->position_valid) calc_position_kinematics(tree, ctx, false);
 }
 
 /* Velocity kinematics: V_PB_W = H_PB_W·v_B, V_FM = H_FM·v_B, and
@@ -285,7 +337,7 @@ void mbt__calc_spatial_accelerations(const mbt_tree* tree, mbt_context* ctx, boo
 int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
   int st = mbt__check_tree_context(tree, ctx, "calc_position_kinematics_cache");
   if (st) return st;
-  calc_position_kinematics(tree, ctx);
+  calc_position_kinematics(tree, ctx, true);
   return MBT_OK;
 }
 

@@ -67,10 +67,13 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->scratch_I);
   free(ctx->scratch_Ic);
   free(ctx->scratch_H);
+  free(ctx->scratch_X_WM);
   free(ctx->v_parent);
   for (int i = 0; i < 4; ++i) free(ctx->scratch_nv[i]);
   free(ctx->scratch_nvnv);
   free(ctx->scratch_local);
+  free(ctx->sin_q);
+  free(ctx->cos_q);
   mbt_multibody_forces_destroy(ctx->forces);
   free(ctx);
 }
@@ -126,10 +129,13 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->scratch_I = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
   ctx->scratch_Ic = alloc(nn, sizeof(mbt_inertia_moments), &failed);
   ctx->scratch_H = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
+  ctx->scratch_X_WM = alloc((size_t)tree->num_local_nodes, sizeof(mbt_transform), &failed);
   ctx->v_parent = alloc(nv, sizeof(int), &failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
   ctx->scratch_nvnv = alloc(nv * nv, sizeof(mbt_real), &failed);
   ctx->scratch_local = alloc((size_t)tree->num_local_nodes, sizeof(mbt_local_scratch), &failed);
+  ctx->sin_q = alloc(nq, sizeof(mbt_real), &failed);
+  ctx->cos_q = alloc(nq, sizeof(mbt_real), &failed);
   ctx->forces = mbt_multibody_forces_create(tree);
   if (failed || !ctx->forces) {
     mbt_context_destroy(ctx);
@@ -152,6 +158,9 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
       ctx->v_parent[node->v_start + k] =
           k > 0 ? node->v_start + k - 1 : (a > 0 ? tree->nodes[a].v_start + tree->nodes[a].nv - 1 : -1);
   }
+  ctx->v_parent_is_chain = true;
+  for (int k = 0; k < tree->nv; ++k)
+    if (ctx->v_parent[k] != k - 1) ctx->v_parent_is_chain = false;
   mbt_tree_set_default_context(tree, ctx);
   return ctx;
 }

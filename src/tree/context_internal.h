@@ -11,8 +11,8 @@
 /* Seed PositionKinematicsCache. */
 typedef struct {
   mbt_transform* X_WB;          /* pose of each body in W */
-  mbt_transform* X_PB;          /* pose of each body in its parent */
-  mbt_transform* X_FM;          /* across-mobilizer pose */
+  mbt_transform* X_PB;          /* pose of each body in its parent (only by the public */
+  mbt_transform* X_FM;          /* across-mobilizer pose            mbt_calc_position_kinematics_cache) */
   mbt_vec3* p_PoBo_W;           /* from the parent's origin to Bo, in W */
   mbt_mat3* R_WF;               /* orientation of the inboard frame F in W */
   mbt_spatial_velocity* H_FM;   /* [nv] columns of H_FM (at Mo, in F); constant ones set at creation */
@@ -96,12 +96,17 @@ struct mbt_context {
   mbt_spatial_inertia* scratch_I;       /* [num_nodes] composite inertias */
   mbt_inertia_moments* scratch_Ic;      /* [num_nodes] composite inertias by moments (CRBA) */
   mbt_spatial_velocity* scratch_H;      /* [nv] H_PB_W columns taken at Wo (CRBA) */
+  mbt_transform* scratch_X_WM;          /* [num_local_nodes] poses of the local nodes' frames M (CRBA) */
   int* v_parent;                        /* [nv] λ(k): the velocity before k on the path from k's
                                            node to the world (the previous one of the same node,
                                            else the last of the nearest ancestor with any), −1 */
+  bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
   mbt_real* scratch_nv[4];              /* [nv] each */
   mbt_real* scratch_nvnv;               /* [nv*nv] */
   mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
+  mbt_real* sin_q;                      /* [nq] sin q_i, cos q_i at the q index i of every revolute or */
+  mbt_real* cos_q;                      /* screw angle (tree->angle_q), valid with sincos_valid */
+  bool sincos_valid;
   mbt_multibody_forces* forces;         /* force-element contributions */
   char error[MBT_ERROR_MAX];
 };
@@ -118,6 +123,7 @@ static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->pose_valid = false;
   ctx->velocity_valid = false;
   ctx->aba_position_valid = false;
+  ctx->sincos_valid = false;
 }
 static inline void mbt__context_invalidate_v(mbt_context* ctx) { ctx->velocity_valid = false; }
 

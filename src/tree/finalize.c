@@ -55,9 +55,38 @@ static void moments_add_body(mbt_inertia_moments* I, const mbt_spatial_inertia* 
   I->m += m;
 }
 
+/* R_MM̃ = P for a revolute or prismatic axis â (in F = M at q = 0): the columns of P are the axes
+ * x̃, ỹ, z̃ = â of a right-handed frame, so that R_F̃M̃ = Pᵀ·R_FM·P is the rotation about z̃. For
+ * â = ±ê_k, (k, i, j) cyclic, P is a signed permutation, exact: (ê_i, ê_j, ê_k) or
+ * (ê_j, ê_i, −ê_k); otherwise x̃ is the coordinate axis least aligned with â made orthogonal to
+ * it, ỹ = z̃ × x̃. */
+static mbt_mat3 axis_frame(const mbt_node* n) {
+  mbt_vec3 x, y, z = n->axis;
+  if (n->axis_k) {
+    const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    x = y = mbt_vec3_zero();
+    if (n->axis_k > 0) x.v[i] = 1, y.v[j] = 1;
+    else x.v[j] = 1, y.v[i] = 1;
+  } else {
+    int m = 0;
+    for (int k = 1; k < 3; ++k)
+      if (mbt_abs(z.v[k]) < mbt_abs(z.v[m])) m = k;
+    x = mbt_vec3_zero();
+    x.v[m] = 1;
+    x = mbt_vec3_axpy(x, -z.v[m], z);
+    x = mbt_vec3_scale(x, 1 / mbt_vec3_norm(x));
+    y = mbt_vec3_cross(z, x);
+  }
+  mbt_mat3 P = {{{x.v[0], y.v[0], z.v[0]}, {x.v[1], y.v[1], z.v[1]}, {x.v[2], y.v[2], z.v[2]}}};
+  return P;
+}
+
 /* The local nodes (tree_internal.h): a weld's body joins the local node of its parent (its host)
  * with X_HB = X_HP·X_PB_weld; a moving body starts one with X_HB = X_MB and its inboard frame at
- * X_AF = X_HP·X_PF in the host of its parent. Returns their number. */
+ * X_AF = X_HP·X_PF in the host of its parent. A revolute or prismatic node's frames F and M are
+ * replaced by F̃ = F·P, M̃ = M·P with ẑ along the axis (axis_frame): X_AF̃ = X_AF·P, X_M̃B = Pᵀ·X_MB.
+ * Returns their number. */
 static int build_local_nodes(const mbt_node* nodes, int nb, mbt_local_node* local, int* host,
                              mbt_transform* X_HB) {
   memset(local, 0, (size_t)nb * sizeof *local);
@@ -82,9 +111,17 @@ static int build_local_nodes(const mbt_node* nodes, int nb, mbt_local_node* loca
       L->v_start = nd->v_start;
       L->axis = nd->axis;
       L->X_AF = mbt_transform_compose(&X_HB[nd->parent_node], &nd->X_PF);
+      X_HB[n] = nd->X_MB;
+      if (nd->type == MBT_MOBILIZER_REVOLUTE || nd->type == MBT_MOBILIZER_PRISMATIC) {
+        const mbt_mat3 P = axis_frame(nd);
+        L->X_AF.R = mbt_mat3_mul(&L->X_AF.R, &P);
+        X_HB[n].R = mbt_mat3_tmul(&P, &nd->X_MB.R);
+        X_HB[n].p = mbt_mat3_tmul_vec(&P, nd->X_MB.p);
+        L->axis = mbt_vec3_make(0, 0, 1);
+        L->axis_k = 3;
+      }
       L->R_AF_is_identity = mat3_is_identity(&L->X_AF.R);
       host[n] = num++;
-      X_HB[n] = nd->X_MB;
     }
     moments_add_body(&local[host[n]].I_Mo_M, &nd->M_BBo_B, &X_HB[n]);
   }
@@ -128,8 +165,9 @@ int mbt_tree_finalize(mbt_tree* tree) {
   int max_nv = 0;
   for (int m = 0; m < tree->num_mobilizers; ++m) max_nv += tree->mobilizers[m].nv;
   max_nv += 6 * num_floating;
-  /* One block: the nodes, then the local nodes (at most one per node); freed with nodes. */
-  mbt_node* nodes = calloc(1, (size_t)nb * (sizeof(mbt_node) + sizeof(mbt_local_node)));
+  /* One block: the nodes, then the local nodes (at most one per node), then the angle indices
+   * (at most one per node); freed with nodes. */
+  mbt_node* nodes = calloc(1, (size_t)nb * (sizeof(mbt_node) + sizeof(mbt_local_node) + sizeof(int)));
   int* level_start = calloc((size_t)nb + 1, sizeof *level_start);
   int* level_nodes = calloc((size_t)nb, sizeof *level_nodes);
   int* children = calloc((size_t)nb, sizeof *children);
@@ -259,6 +297,12 @@ int mbt_tree_finalize(mbt_tree* tree) {
 
   tree->nodes = nodes;
   tree->local_nodes = (mbt_local_node*)(void*)(nodes + nb);
+  /* The revolute and screw angles, whose sin and cos a pose pass computes in one batch. */
+  tree->angle_q = (int*)(void*)(tree->local_nodes + nb);
+  tree->num_angles = 0;
+  for (int n = 1; n < nb; ++n)
+    if (nodes[n].type == MBT_MOBILIZER_REVOLUTE || nodes[n].type == MBT_MOBILIZER_SCREW)
+      tree->angle_q[tree->num_angles++] = nodes[n].q_start;
   tree->level_start = level_start;
   tree->level_nodes = level_nodes;
   tree->body_children = children;

@@ -98,10 +98,12 @@ typedef struct {
  * combine two of them. */
 typedef struct { mbt_real m; mbt_vec3 h; mbt_real K[6]; } mbt_inertia_moments;
 
-/* A node of the local-frame recursions (inverse_dynamics.c): a moving body with every body
- * welded to it (directly or through other welds) merged into it, so welds cost nothing.
+/* A node of the local-frame recursions (inverse_dynamics.c, mass_matrix.c): a moving body with
+ * every body welded to it (directly or through other welds) merged into it, so welds cost nothing.
  * Its quantities are taken about Mo and expressed in M, the outboard frame of its mobilizer;
- * A is the frame M of its moving ancestor (W for the world). Local node 0 is the world. */
+ * A is the frame M of its moving ancestor (W for the world). Local node 0 is the world.
+ * Revolute and prismatic nodes take F and M rotated (finalize.c, axis_frame) so that their axis
+ * is ẑ: axis = ẑ, axis_k = 3, R_FM = R_z(q) or p_FoMo = q·ẑ. */
 typedef struct {
   int parent;                   /* local node of the moving ancestor (0: the world) */
   int node;                     /* its body node (type, kernels) */
@@ -131,6 +133,9 @@ struct mbt_tree {
   int* v_node;                  /* [nv] the node each velocity belongs to */
   mbt_local_node* local_nodes;  /* [num_local_nodes] in node order; same allocation as nodes */
   int num_local_nodes;          /* 1 + the number of non-weld mobilizers */
+  int* angle_q;                 /* [num_angles] the q index of each revolute or screw angle, in node
+                                   order (mbt__calc_joint_sincos); same allocation as nodes */
+  int num_angles;
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
 };
 
