@@ -1,5 +1,5 @@
-/* test_allocations.c: every Calc function of issue 4 (kinematics, queries, Jacobians, maps,
- * inverse dynamics, force elements, energies, mass matrices, bias, gravity) runs without
+/* test_allocations.c: every Calc function of kinematics.h and dynamics.h (kinematics,
+ * queries, Jacobians, maps, inverse dynamics, force elements, energies, mass matrices, bias, gravity) runs without
  * touching the heap, counted by the heap-call counter of support/test_util.h (malloc, calloc,
  * realloc and free interposed in this executable; AddressSanitizer's allocator hooks under
  * ASan). A first test proves the counter sees allocations. */

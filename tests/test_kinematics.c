@@ -1,5 +1,5 @@
 /* test_kinematics.c: position, velocity and acceleration kinematics, frame queries,
- * Jacobians, q̇ ↔ v maps, center of mass and momentum (issue 4), on a branched tree with
+ * Jacobians, q̇ ↔ v maps, center of mass and momentum, on a branched tree with
  * every mobilizer type, against independent compositions and central differences. */
 #include "support/test_util.h"
 #include "tree/context_internal.h"
