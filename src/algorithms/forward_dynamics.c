@@ -13,6 +13,8 @@
  * Φᵀ shifts a rigid acceleration from Po to Bo (a += alpha × p), b_Bo_W = [w × I_Bo·w;
  * m·w × (w × p_BoBcm)] is the gyroscopic force and Ab_WB = A_WB − Φᵀ·A_WP − H_PB_W·v̇_B the
  * velocity-dependent acceleration bias. When q changed, passes 1 and 2 run in one sweep.
+ * Only the poses (X_WB, p_PoBo_W, R_WF) come from
+ * the kinematics caches; H_PB_W, M_Bo_W, V_WB and V_PB_W are computed here, where used.
  * A locked mobilizer, or a weld, has no columns: Pplus_B = P_B, Zplus_B = Z_B + P_B·Ab_WB,
  * v̇_B = 0. Bodies with no free mobilizer on their path to the world never move relative to
  * it and take no part in passes 1 and 2.
@@ -22,6 +24,7 @@
  * A_W0 = [0; −g] instead, which yields the same v̇ [Featherstone 2008, §5.3 / §7.3]. */
 #include "algorithms/algorithms_internal.h"
 #include "algorithms/cholesky_internal.h"
+#include "mobilizers/mobilizer_kernels.h"
 
 typedef mbt_aba_sym3 sym3;
 typedef mbt_aba_inertia abi;
@@ -52,12 +55,20 @@ static inline mbt_vec3 mat3_row(const mbt_mat3* B, int i) {
 }
 
 /* ---- rigid inertias by moments ---------------------------------------------------------------- */
-static inline void rigid_from_spatial_inertia(const mbt_spatial_inertia* M, rigid* I) {
-  const mbt_real m = M->mass;
-  const mbt_unit_inertia* G = &M->G_SP_E;
+/* M_Bo_W by moments from the body's M_BBo_B and R_WB: K = m·R·G·Rᵀ (the six entries
+ * (A·Rᵀ)ᵢⱼ, i <= j, with A = R·G), h = m·R·p_BoBcm_B. */
+static void rigid_from_body_inertia(const mbt_spatial_inertia* M_B, const mbt_mat3* R, rigid* I) {
+  const mbt_unit_inertia* G = &M_B->G_SP_E;
+  const mbt_real g[3][3] = {{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}};
+  mbt_real A[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = R->m[i][0] * g[0][j] + R->m[i][1] * g[1][j] + R->m[i][2] * g[2][j];
+#define MBT__ARt(i, j) (m * (A[i][0] * R->m[j][0] + A[i][1] * R->m[j][1] + A[i][2] * R->m[j][2]))
+  const mbt_real m = M_B->mass;
+  I->K = (sym3){MBT__ARt(0, 0), MBT__ARt(1, 1), MBT__ARt(2, 2), MBT__ARt(0, 1), MBT__ARt(0, 2), MBT__ARt(1, 2)};
+#undef MBT__ARt
+  I->h = mbt_vec3_scale(mbt_mat3_mul_vec(R, M_B->p_PScm_E), m);
   I->m = m;
-  I->h = mbt_vec3_scale(M->p_PScm_E, m);
-  I->K = (sym3){m * G->xx, m * G->yy, m * G->zz, m * G->xy, m * G->xz, m * G->yz};
 }
 
 /* I_Po += I_Co shifted by p = p_PoCo (parallel-axis theorem on the moments):
@@ -87,11 +98,10 @@ static mbt_real rigid_quadratic_form(const rigid* Ic, const mbt_spatial_velocity
 
 /* The same bound's ingredients, shifted like rigid_add_shifted: m' = m, h' = h + m·p,
  * tr K' = tr K + 4·p·g with g = h + m·p/2. */
-static inline void bound_from_spatial_inertia(const mbt_spatial_inertia* M, mbt_aba_composite_bound* b) {
-  const mbt_unit_inertia* G = &M->G_SP_E;
-  b->m = M->mass;
-  b->h = mbt_vec3_scale(M->p_PScm_E, M->mass);
-  b->trK = M->mass * (G->xx + G->yy + G->zz);
+static inline void bound_from_rigid(const rigid* I, mbt_aba_composite_bound* b) {
+  b->m = I->m;
+  b->h = I->h;
+  b->trK = I->K.xx + I->K.yy + I->K.zz;
 }
 static inline void bound_add_shifted(mbt_aba_composite_bound* b_Po, const mbt_aba_composite_bound* b_Co,
                                      mbt_vec3 p) {
@@ -111,13 +121,10 @@ static inline mbt_real bound_quadratic_form(const mbt_aba_composite_bound* b, co
  * (only when a pivot fails the bound's test). */
 static mbt_real exact_pivot_scale(const mbt_tree* tree, const mbt_context* ctx, int node,
                                   const mbt_spatial_velocity* h) {
-  const mbt_position_cache* pc = &ctx->pc;
-  rigid Ic, Mc;
-  rigid_from_spatial_inertia(&pc->M_Bo_W[node], &Ic);
-  for (int c = node + 1; c < tree->nodes[node].subtree_end; ++c) {
-    rigid_from_spatial_inertia(&pc->M_Bo_W[c], &Mc);
-    rigid_add_shifted(&Ic, &Mc, mbt_vec3_sub(pc->X_WB[c].p, pc->X_WB[node].p));
-  }
+  const mbt_transform* X_WB = ctx->pc.X_WB;
+  rigid Ic = ctx->aba.M_Bo_W[node];
+  for (int c = node + 1; c < tree->nodes[node].subtree_end; ++c)
+    rigid_add_shifted(&Ic, &ctx->aba.M_Bo_W[c], mbt_vec3_sub(X_WB[c].p, X_WB[node].p));
   return rigid_quadratic_form(&Ic, h);
 }
 
@@ -221,16 +228,69 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   return true;
 }
 
-/* Ab_WB = A_PB_W bias + [w_WP × w_PB; w_WP × (w_WP × p_PoBo) + 2·w_WP × v_PB] (Drake's
- * ComposeWithMovingFrameAcceleration with v̇ = 0 and A_WP = 0). */
-static void calc_acceleration_bias(const mbt_context* ctx, const mbt_node* n, int node,
-                                   mbt_spatial_acceleration* Ab) {
-  mbt__calc_A_PB_W_bias(ctx, n, node, Ab);
-  const mbt_vec3 w_WP = ctx->vc.V_WB[n->parent_node].w;
-  const mbt_spatial_velocity* V_PB = &ctx->vc.V_PB_W[node];
-  const mbt_vec3 p = ctx->pc.p_PoBo_W[node];
-  Ab->alpha = mbt_vec3_add(Ab->alpha, mbt_vec3_cross(w_WP, V_PB->w));
-  Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_WP, mbt_vec3_axpy(mbt_vec3_cross(w_WP, p), 2, V_PB->v)));
+/* H_PB_W of one node from its pose (as the position cache holds it, kinematics.c): column k
+ * = R_WF·H_FM_k shifted from Mo to Bo, v += w × p_MoBo_W; revolute about â: [R_WF·â; w ×
+ * p_MoBo_W], prismatic: [0; R_WF·â]. H_FM is constant (ctx->pc.H_FM, set at creation) for
+ * every type but the universal mobilizer. */
+static void calc_H_PB_W(const mbt_context* ctx, const mbt_node* n, int node, mbt_spatial_velocity* H) {
+  const mbt_mat3* R_WF = &ctx->pc.R_WF[node];
+  const bool shift = !n->X_MB_is_identity;
+  switch (n->type) {
+    case MBT_MOBILIZER_WELD:
+      return;
+    case MBT_MOBILIZER_REVOLUTE: {
+      mbt_vec3 w;
+      if (n->axis_k) {
+        const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
+        w = mbt_vec3_make(R_WF->m[0][k], R_WF->m[1][k], R_WF->m[2][k]);
+        if (n->axis_k < 0) w = mbt_vec3_neg(w);
+      } else {
+        w = mbt_mat3_mul_vec(R_WF, n->axis);
+      }
+      H->w = w;
+      H->v = shift ? mbt_vec3_cross(w, mbt__p_MoBo_W(ctx, n, node)) : mbt_vec3_zero();
+      return;
+    }
+    case MBT_MOBILIZER_PRISMATIC:
+      H->w = mbt_vec3_zero();
+      H->v = mbt_mat3_mul_vec(R_WF, n->axis);
+      return;
+    default: {
+      mbt_spatial_velocity H_q[6];
+      const mbt_spatial_velocity* H_FM = &ctx->pc.H_FM[n->v_start];
+      if (n->type == MBT_MOBILIZER_UNIVERSAL) {
+        mbt__mob_calc_H_FM(n, ctx->q + n->q_start, H_q);
+        H_FM = H_q;
+      }
+      const mbt_vec3 p_MoBo_W = mbt__p_MoBo_W(ctx, n, node);
+      for (int k = 0; k < n->nv; ++k) {
+        H[k].w = mbt_mat3_mul_vec(R_WF, H_FM[k].w);
+        H[k].v = mbt_mat3_mul_vec(R_WF, H_FM[k].v);
+        if (shift) H[k].v = mbt_vec3_add(H[k].v, mbt_vec3_cross(H[k].w, p_MoBo_W));
+      }
+      return;
+    }
+  }
+}
+
+/* A_PB_W − H_PB_W·v̇ (kinematics.c, mbt__calc_A_PB_W_bias) from w_PB: R_WF·[αb; ab + αb ×
+ * p_MoBo_F] + [0; w_PB × (w_PB × p_MoBo_W)], [αb; ab] = Ḣ_FM·v (universal only). Zero when
+ * X_MB = I and the type is not universal. */
+static void calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, mbt_vec3 w_PB,
+                             mbt_spatial_acceleration* Ab) {
+  Ab->alpha = mbt_vec3_zero();
+  Ab->a = mbt_vec3_zero();
+  const bool shift = !n->X_MB_is_identity;
+  if (!shift && n->type != MBT_MOBILIZER_UNIVERSAL) return;
+  const mbt_vec3 p_MoBo_W = mbt__p_MoBo_W(ctx, n, node);
+  if (n->type == MBT_MOBILIZER_UNIVERSAL) {
+    mbt_spatial_acceleration Ab_FM;
+    mbt__mob_calc_A_FM(n, ctx->q + n->q_start, ctx->v + n->v_start, NULL, &Ab_FM);
+    Ab->alpha = mbt_mat3_mul_vec(&ctx->pc.R_WF[node], Ab_FM.alpha);
+    Ab->a = mbt_mat3_mul_vec(&ctx->pc.R_WF[node], Ab_FM.a);
+    if (shift) Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(Ab->alpha, p_MoBo_W));
+  }
+  if (shift) Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_PB, mbt_vec3_cross(w_PB, p_MoBo_W)));
 }
 
 /* Pass 1 at one node: U = P·H, D = Hᵀ·U = L·Lᵀ with pivots checked against Hᵀ·Ic·H (first
@@ -242,7 +302,7 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, c
   abi* P = &aba->P_B_W[node];
   const mbt_aba_composite_bound* Ic = &aba->Ic_B_W[node];
   const int nv = n->nv;
-  const mbt_spatial_velocity* H = &ctx->pc.H_PB_W[n->v_start];
+  const mbt_spatial_velocity* H = &aba->H_PB_W[n->v_start];
   mbt_spatial_force* U = &aba->U_W[n->v_start];
   if (nv == 1) {
     abi_mul(P, H->coeffs, U->coeffs);
@@ -301,7 +361,6 @@ static inline void solve_D(const mbt_aba_cache* aba, const mbt_node* n, mbt_real
 static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_applied,
                     const mbt_spatial_force* Fapp_Bo_W, mbt_real* vdot) {
   const mbt_position_cache* pc = &ctx->pc;
-  const mbt_velocity_cache* vc = &ctx->vc;
   mbt_aba_cache* aba = &ctx->aba;
   const int nn = tree->num_nodes;
   const bool factor = !ctx->aba_position_valid || !aba_locks_match(tree, ctx);
@@ -314,33 +373,56 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     forces = ctx->forces;
   }
   unsigned char* flags = aba->flags;
+  mbt__ensure_poses(tree, ctx);
 
-  /* Base to tip: flags, P_B = M_Bo_W and the bound of Ic_B (pass 1), Ab_WB, and
-   * Z_B = b_Bo_W − Fapp_Bo_W − F_forces with b_Bo_W = [w × (m·G·w); m·w × (w × p_BoBcm)]. */
+  /* Base to tip, from the poses X_WB, p_PoBo_W, R_WF and v:
+   *   when q changed: flags, H_PB_W, M_Bo_W = R_WB·M_BBo_B, P_B = M_Bo_W and the bound of
+   *   Ic_B (pass 1);
+   *   V_PB = H_PB_W·v_B, w_WB = w_WP + w_PB, v_WBo = v_WPo + w_WP × p_PoBo + v_PB (seed
+   *   CalcVelocityKinematicsCache), kept in A_WB's storage until pass 3;
+   *   Ab_WB = A_PB_W bias + [w_WP × w_PB; w_WP × (w_WP × p_PoBo) + 2·w_WP × v_PB] (Drake's
+   *   ComposeWithMovingFrameAcceleration with v̇ = 0 and A_WP = 0);
+   *   Z_B = b_Bo_W − Fapp_Bo_W − F_forces, b_Bo_W = [w × (K·w); w × (w × h)]. */
   if (factor) {
     ctx->aba_position_valid = false; /* until pass 1 completes */
     flags[0] = 0;
     aba->factored_with_locks = ctx->any_locked;
   }
+  mbt_spatial_acceleration* V_WB = aba->A_WB; /* [w_WB; v_WBo] */
+  V_WB[0].alpha = V_WB[0].a = mbt_vec3_zero();
   for (int node = 1; node < nn; ++node) {
     const mbt_node* n = &tree->nodes[node];
-    calc_acceleration_bias(ctx, n, node, &aba->Ab_WB[node]);
+    const int nv = n->nv;
+    mbt_spatial_velocity* H = &aba->H_PB_W[n->v_start];
+    rigid* M = &aba->M_Bo_W[node];
     if (factor) {
-      const unsigned char free = (n->nv > 0 && !node_is_locked(ctx, n)) ? MBT__ABA_FREE : 0;
+      calc_H_PB_W(ctx, n, node, H);
+      const unsigned char free = (nv > 0 && !node_is_locked(ctx, n)) ? MBT__ABA_FREE : 0;
       flags[node] = free | ((free || (flags[n->parent_node] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0);
       if (flags[node] & MBT__ABA_ARTICULATED) {
-        rigid M;
-        rigid_from_spatial_inertia(&pc->M_Bo_W[node], &M);
-        abi_set_rigid(&aba->P_B_W[node], &M);
-        bound_from_spatial_inertia(&pc->M_Bo_W[node], &aba->Ic_B_W[node]);
+        rigid_from_body_inertia(&n->M_BBo_B, &pc->X_WB[node].R, M);
+        abi_set_rigid(&aba->P_B_W[node], M);
+        bound_from_rigid(M, &aba->Ic_B_W[node]);
       }
     }
+    const mbt_real* vb = ctx->v + n->v_start;
+    mbt_vec3 w_PB = mbt_vec3_zero(), v_PB = mbt_vec3_zero();
+    for (int k = 0; k < nv; ++k) {
+      w_PB = mbt_vec3_axpy(w_PB, vb[k], H[k].w);
+      v_PB = mbt_vec3_axpy(v_PB, vb[k], H[k].v);
+    }
+    const mbt_vec3 w_WP = V_WB[n->parent_node].alpha, p = pc->p_PoBo_W[node];
+    const mbt_vec3 w = mbt_vec3_add(w_WP, w_PB);
+    V_WB[node].alpha = w;
+    V_WB[node].a = mbt_vec3_add(mbt_vec3_add(V_WB[n->parent_node].a, mbt_vec3_cross(w_WP, p)), v_PB);
+    mbt_spatial_acceleration* Ab = &aba->Ab_WB[node];
+    calc_A_PB_W_bias(ctx, n, node, w_PB, Ab);
+    Ab->alpha = mbt_vec3_add(Ab->alpha, mbt_vec3_cross(w_WP, w_PB));
+    Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_WP, mbt_vec3_axpy(mbt_vec3_cross(w_WP, p), 2, v_PB)));
     if (!(flags[node] & MBT__ABA_ARTICULATED)) continue;
-    const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
-    const mbt_vec3 w = vc->V_WB[node].w;
     mbt_spatial_force* Z = &aba->Z_Bo_W[node];
-    Z->tau = mbt_vec3_scale(mbt_vec3_cross(w, mbt__unit_inertia_mul(&M->G_SP_E, w)), M->mass);
-    Z->f = mbt_vec3_scale(mbt_vec3_cross(w, mbt_vec3_cross(w, M->p_PScm_E)), M->mass);
+    Z->tau = mbt_vec3_cross(w, sym3_mul(&M->K, w));
+    Z->f = mbt_vec3_cross(w, mbt_vec3_cross(w, M->h));
     if (forces)
       for (int i = 0; i < 6; ++i) Z->coeffs[i] -= forces->F_BBo_W[node].coeffs[i];
     if (Fapp_Bo_W)
@@ -348,7 +430,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
   }
 
   /* Tip to base: pass 1 (when q changed) and pass 2, e = tau − Hᵀ·Z,
-   * Zplus = Z + Pplus·Ab + U·D⁻¹·e. */
+   * Zplus = Z + Pplus·Ab + U·D⁻¹·e, each added into the parent's P and Z. */
   for (int node = nn - 1; node > 0; --node) {
     if (!(flags[node] & MBT__ABA_ARTICULATED)) continue;
     const mbt_node* n = &tree->nodes[node];
@@ -370,7 +452,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     abi_mul(&aba->P_B_W[node], aba->Ab_WB[node].coeffs, PAb);
     if (free) {
       const int nv = n->nv;
-      const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
+      const mbt_spatial_velocity* H = &aba->H_PB_W[n->v_start];
       const mbt_spatial_force* U = &aba->U_W[n->v_start];
       mbt_real* e = aba->e + n->v_start;
       mbt_real x[6];
@@ -406,7 +488,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
       for (int k = 0; k < nv; ++k) vd[k] = 0;
       continue;
     }
-    const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
+    const mbt_spatial_velocity* H = &aba->H_PB_W[n->v_start];
     const mbt_spatial_force* U = &aba->U_W[n->v_start];
     const mbt_real* e = aba->e + n->v_start;
     mbt_real x[6];
@@ -426,7 +508,6 @@ int mbt_calc_forward_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_
   if (st) return st;
   if (!vdot && tree->nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_forward_dynamics: vdot is NULL");
-  mbt__ensure_velocity_kinematics(tree, ctx);
   return calc_aba(tree, ctx, tau_applied, Fapp_Bo_W_array, vdot);
 }
 

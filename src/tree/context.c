@@ -51,6 +51,8 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->aba.P_B_W);
   free(ctx->aba.Ic_B_W);
   free(ctx->aba.flags);
+  free(ctx->aba.M_Bo_W);
+  free(ctx->aba.H_PB_W);
   free(ctx->aba.U_W);
   free(ctx->aba.D_inv);
   free(ctx->aba.D_LLT);
@@ -113,6 +115,8 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->aba.P_B_W = alloc(nn, sizeof(mbt_aba_inertia), &failed);
   ctx->aba.Ic_B_W = alloc(nn, sizeof(mbt_aba_composite_bound), &failed);
   ctx->aba.flags = alloc(nn, sizeof(unsigned char), &failed);
+  ctx->aba.M_Bo_W = alloc(nn, sizeof(mbt_aba_rigid_inertia), &failed);
+  ctx->aba.H_PB_W = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
   ctx->aba.U_W = alloc(nv, sizeof(mbt_spatial_force), &failed);
   ctx->aba.D_inv = alloc(nv, sizeof(mbt_real), &failed);
   ctx->aba.D_LLT = alloc(6 * nv, sizeof(mbt_real), &failed);

@@ -50,6 +50,8 @@ typedef struct {
   mbt_aba_inertia* P_B_W;            /* [node] articulated inertia about Bo; Pplus after pass 1 */
   mbt_aba_composite_bound* Ic_B_W;   /* [node] of the subtree's composite inertia (pivot scale) */
   unsigned char* flags;              /* [node] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
+  mbt_aba_rigid_inertia* M_Bo_W;     /* [node] body inertia about Bo, in W (articulated nodes) */
+  mbt_spatial_velocity* H_PB_W;      /* [nv] columns of H_PB_W (as the position cache's) */
   bool factored_with_locks;          /* ctx->any_locked when pass 1 ran */
   mbt_spatial_force* U_W;            /* [nv] U = P·H columns */
   mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
@@ -57,7 +59,7 @@ typedef struct {
   mbt_spatial_acceleration* Ab_WB;   /* Coriolis/centripetal acceleration bias */
   mbt_spatial_force* Z_Bo_W;         /* articulated bias force; Zplus after pass 2 */
   mbt_real* e;                       /* [nv] innovations tau − Hᵀ·Z */
-  mbt_spatial_acceleration* A_WB;    /* accelerations of the forward sweep */
+  mbt_spatial_acceleration* A_WB;    /* accelerations of pass 3; V_WB = [w; v] before */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
   int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
