@@ -1,4 +1,4 @@
-/* cmd_bench.c: `mbt bench`, the benchmark of issue 7. The engine lives in bench/ (the
+/* cmd_bench.c: `mbt bench`, the benchmark. The engine lives in bench/ (the
  * library mbt_bench_core, also behind the standalone mbt_bench); bench/CMakeLists.txt links
  * it to this tool and defines MBT_HAVE_BENCH. Built with -DMBT_BUILD_BENCH=OFF, the
  * command only says so. Options: `mbt bench --help`; definitions: docs/benchmarks.md. */
