@@ -33,9 +33,49 @@ mbt_vec3 mbt__p_MoBo_W(const mbt_context* ctx, const mbt_node* n, int node);
 
 /* A_PB_W − H_PB_W·v̇: the velocity-dependent part of the across-mobilizer acceleration at
  * Bo in W, R_WF·(Ḣ_FM·v) shifted from Mo to Bo plus the centripetal w_PB × (w_PB × p_MoBo_W).
- * Needs the position and velocity caches. */
-void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node,
+ * Needs the poses (X_WB, R_WF) and w_PB. */
+void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, mbt_vec3 w_PB,
                            mbt_spatial_acceleration* Ab_PB_W);
+
+/* H_PB_W of one node from its pose: column k = R_WF·H_FM_k shifted from Mo to Bo,
+ * v += w × p_MoBo_W (p_MoBo_W = R_WB·p_MoBo_B); revolute about â: [R_WF·â; w × p_MoBo_W]
+ * (â a coordinate axis: a column of R_WF), prismatic: [0; R_WF·â]. H_FM holds the node's
+ * across-mobilizer columns (read by the general types only). */
+static inline void mbt__calc_H_PB_W(const mbt_node* n, const mbt_mat3* R_WF, const mbt_mat3* R_WB, const mbt_spatial_velocity* H_FM,
+                      mbt_spatial_velocity* H_PB_W) {
+  const bool shift = !n->X_MB_is_identity;
+  switch (n->type) {
+    case MBT_MOBILIZER_WELD:
+      return;
+    case MBT_MOBILIZER_REVOLUTE: {
+      mbt_vec3 w;
+      if (n->axis_k) {
+        const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
+        w = mbt_vec3_make(R_WF->m[0][k], R_WF->m[1][k], R_WF->m[2][k]);
+        if (n->axis_k < 0) w = mbt_vec3_neg(w);
+      } else {
+        w = mbt_mat3_mul_vec(R_WF, n->axis);
+      }
+      H_PB_W->w = w;
+      H_PB_W->v = shift ? mbt_vec3_cross(w, mbt_mat3_mul_vec(R_WB, n->p_MoBo_B)) : mbt_vec3_zero();
+      return;
+    }
+    case MBT_MOBILIZER_PRISMATIC:
+      H_PB_W->w = mbt_vec3_zero();
+      H_PB_W->v = mbt_mat3_mul_vec(R_WF, n->axis);
+      return;
+    default: {
+      const mbt_vec3 p_MoBo_W = shift ? mbt_mat3_mul_vec(R_WB, n->p_MoBo_B) : mbt_vec3_zero();
+      for (int k = 0; k < n->nv; ++k) {
+        H_PB_W[k].w = mbt_mat3_mul_vec(R_WF, H_FM[k].w);
+        H_PB_W[k].v = mbt_mat3_mul_vec(R_WF, H_FM[k].v);
+        if (shift) H_PB_W[k].v = mbt_vec3_add(H_PB_W[k].v, mbt_vec3_cross(H_PB_W[k].w, p_MoBo_W));
+      }
+      return;
+    }
+  }
+}
+
 
 /* Drake's ComposeWithMovingFrameAcceleration, A_WB of one node from its parent's A_WP, the
  * velocity caches (if use_v) and v̇_B (vdot_B, NULL for zero):
@@ -60,7 +100,7 @@ static inline void mbt__compose_A_WB(const mbt_context* ctx, const mbt_node* n, 
     a = mbt_vec3_add(a, mbt_vec3_cross(V_WP->w, dv));
     if (!n->X_MB_is_identity || n->type == MBT_MOBILIZER_UNIVERSAL) {
       mbt_spatial_acceleration Ab;
-      mbt__calc_A_PB_W_bias(ctx, n, node, &Ab);
+      mbt__calc_A_PB_W_bias(ctx, n, node, V_PB->w, &Ab);
       alpha = mbt_vec3_add(alpha, Ab.alpha);
       a = mbt_vec3_add(a, Ab.a);
     }

@@ -228,69 +228,16 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   return true;
 }
 
-/* H_PB_W of one node from its pose (as the position cache holds it, kinematics.c): column k
- * = R_WF·H_FM_k shifted from Mo to Bo, v += w × p_MoBo_W; revolute about â: [R_WF·â; w ×
- * p_MoBo_W], prismatic: [0; R_WF·â]. H_FM is constant (ctx->pc.H_FM, set at creation) for
- * every type but the universal mobilizer. */
+/* H_PB_W of one node (kinematics.c, mbt__calc_H_PB_W) from the poses; the universal
+ * mobilizer's H_FM(q) is evaluated here, the other types' H_FM are constant (ctx->pc.H_FM). */
 static void calc_H_PB_W(const mbt_context* ctx, const mbt_node* n, int node, mbt_spatial_velocity* H) {
-  const mbt_mat3* R_WF = &ctx->pc.R_WF[node];
-  const bool shift = !n->X_MB_is_identity;
-  switch (n->type) {
-    case MBT_MOBILIZER_WELD:
-      return;
-    case MBT_MOBILIZER_REVOLUTE: {
-      mbt_vec3 w;
-      if (n->axis_k) {
-        const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
-        w = mbt_vec3_make(R_WF->m[0][k], R_WF->m[1][k], R_WF->m[2][k]);
-        if (n->axis_k < 0) w = mbt_vec3_neg(w);
-      } else {
-        w = mbt_mat3_mul_vec(R_WF, n->axis);
-      }
-      H->w = w;
-      H->v = shift ? mbt_vec3_cross(w, mbt__p_MoBo_W(ctx, n, node)) : mbt_vec3_zero();
-      return;
-    }
-    case MBT_MOBILIZER_PRISMATIC:
-      H->w = mbt_vec3_zero();
-      H->v = mbt_mat3_mul_vec(R_WF, n->axis);
-      return;
-    default: {
-      mbt_spatial_velocity H_q[6];
-      const mbt_spatial_velocity* H_FM = &ctx->pc.H_FM[n->v_start];
-      if (n->type == MBT_MOBILIZER_UNIVERSAL) {
-        mbt__mob_calc_H_FM(n, ctx->q + n->q_start, H_q);
-        H_FM = H_q;
-      }
-      const mbt_vec3 p_MoBo_W = mbt__p_MoBo_W(ctx, n, node);
-      for (int k = 0; k < n->nv; ++k) {
-        H[k].w = mbt_mat3_mul_vec(R_WF, H_FM[k].w);
-        H[k].v = mbt_mat3_mul_vec(R_WF, H_FM[k].v);
-        if (shift) H[k].v = mbt_vec3_add(H[k].v, mbt_vec3_cross(H[k].w, p_MoBo_W));
-      }
-      return;
-    }
-  }
-}
-
-/* A_PB_W − H_PB_W·v̇ (kinematics.c, mbt__calc_A_PB_W_bias) from w_PB: R_WF·[αb; ab + αb ×
- * p_MoBo_F] + [0; w_PB × (w_PB × p_MoBo_W)], [αb; ab] = Ḣ_FM·v (universal only). Zero when
- * X_MB = I and the type is not universal. */
-static void calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, mbt_vec3 w_PB,
-                             mbt_spatial_acceleration* Ab) {
-  Ab->alpha = mbt_vec3_zero();
-  Ab->a = mbt_vec3_zero();
-  const bool shift = !n->X_MB_is_identity;
-  if (!shift && n->type != MBT_MOBILIZER_UNIVERSAL) return;
-  const mbt_vec3 p_MoBo_W = mbt__p_MoBo_W(ctx, n, node);
+  mbt_spatial_velocity H_universal[2];
+  const mbt_spatial_velocity* H_FM = &ctx->pc.H_FM[n->v_start];
   if (n->type == MBT_MOBILIZER_UNIVERSAL) {
-    mbt_spatial_acceleration Ab_FM;
-    mbt__mob_calc_A_FM(n, ctx->q + n->q_start, ctx->v + n->v_start, NULL, &Ab_FM);
-    Ab->alpha = mbt_mat3_mul_vec(&ctx->pc.R_WF[node], Ab_FM.alpha);
-    Ab->a = mbt_mat3_mul_vec(&ctx->pc.R_WF[node], Ab_FM.a);
-    if (shift) Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(Ab->alpha, p_MoBo_W));
+    mbt__mob_calc_H_FM(n, ctx->q + n->q_start, H_universal);
+    H_FM = H_universal;
   }
-  if (shift) Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_PB, mbt_vec3_cross(w_PB, p_MoBo_W)));
+  mbt__calc_H_PB_W(n, &ctx->pc.R_WF[node], &ctx->pc.X_WB[node].R, H_FM, H);
 }
 
 /* Pass 1 at one node: U = P·H, D = Hᵀ·U = L·Lᵀ with pivots checked against Hᵀ·Ic·H (first
@@ -416,7 +363,12 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     V_WB[node].alpha = w;
     V_WB[node].a = mbt_vec3_add(mbt_vec3_add(V_WB[n->parent_node].a, mbt_vec3_cross(w_WP, p)), v_PB);
     mbt_spatial_acceleration* Ab = &aba->Ab_WB[node];
-    calc_A_PB_W_bias(ctx, n, node, w_PB, Ab);
+    if (!n->X_MB_is_identity || n->type == MBT_MOBILIZER_UNIVERSAL) {
+      mbt__calc_A_PB_W_bias(ctx, n, node, w_PB, Ab);
+    } else {
+      Ab->alpha = mbt_vec3_zero();
+      Ab->a = mbt_vec3_zero();
+    }
     Ab->alpha = mbt_vec3_add(Ab->alpha, mbt_vec3_cross(w_WP, w_PB));
     Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_WP, mbt_vec3_axpy(mbt_vec3_cross(w_WP, p), 2, v_PB)));
     if (!(flags[node] & MBT__ABA_ARTICULATED)) continue;

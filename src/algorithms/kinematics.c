@@ -156,39 +156,8 @@ static inline void calc_node_position_dynamics(const mbt_node* n, int node, cons
   const mbt_transform* X_WB = &pc->X_WB[node];
   const mbt_mat3* R_WF = &pc->R_WF[node];
   mbt_spatial_velocity* H_PB_W = &pc->H_PB_W[n->v_start];
-  switch (n->type) {
-    case MBT_MOBILIZER_WELD:
-      break;
-    case MBT_MOBILIZER_REVOLUTE: {
-      mbt_vec3 w;
-      if (n->axis_k) {
-        const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
-        w = mbt_vec3_make(R_WF->m[0][k], R_WF->m[1][k], R_WF->m[2][k]);
-        if (n->axis_k < 0) w = mbt_vec3_neg(w);
-      } else {
-        w = mbt_mat3_mul_vec(R_WF, n->axis);
-      }
-      H_PB_W->w = w;
-      H_PB_W->v = n->X_MB_is_identity ? mbt_vec3_zero() : mbt_vec3_cross(w, mbt_mat3_mul_vec(&X_WB->R, n->p_MoBo_B));
-      break;
-    }
-    case MBT_MOBILIZER_PRISMATIC:
-      H_PB_W->w = mbt_vec3_zero();
-      H_PB_W->v = mbt_mat3_mul_vec(R_WF, n->axis);
-      break;
-    default: {
-      mbt_spatial_velocity* H_FM = &pc->H_FM[n->v_start];
-      if (n->type == MBT_MOBILIZER_UNIVERSAL) mbt__mob_calc_H_FM(n, q + n->q_start, H_FM);
-      const bool shift = !n->X_MB_is_identity;
-      const mbt_vec3 p_MoBo_W = shift ? mbt_mat3_mul_vec(&X_WB->R, n->p_MoBo_B) : mbt_vec3_zero();
-      for (int k = 0; k < n->nv; ++k) {
-        H_PB_W[k].w = mbt_mat3_mul_vec(R_WF, H_FM[k].w);
-        H_PB_W[k].v = mbt_mat3_mul_vec(R_WF, H_FM[k].v);
-        if (shift) H_PB_W[k].v = mbt_vec3_add(H_PB_W[k].v, mbt_vec3_cross(H_PB_W[k].w, p_MoBo_W));
-      }
-      break;
-    }
-  }
+  if (n->type == MBT_MOBILIZER_UNIVERSAL) mbt__mob_calc_H_FM(n, q + n->q_start, &pc->H_FM[n->v_start]);
+  mbt__calc_H_PB_W(n, R_WF, &X_WB->R, &pc->H_FM[n->v_start], H_PB_W);
   mbt_spatial_inertia* M_Bo_W = &pc->M_Bo_W[node];
   reexpress_inertia(&n->M_BBo_B, &X_WB->R, M_Bo_W);
   pc->p_WBcm[node] = mbt_vec3_add(X_WB->p, M_Bo_W->p_PScm_E);
@@ -297,12 +266,15 @@ mbt_vec3 mbt__p_MoBo_W(const mbt_context* ctx, const mbt_node* n, int node) {
 }
 
 /* A_PB_W − H_PB_W·v̇ = R_WF·[αb; ab + αb × p_MoBo_F] + [0; w_PB × (w_PB × p_MoBo_W)], where
- * [αb; ab] = Ḣ_FM·v at Mo in F (nonzero only for the universal mobilizer). */
-void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, mbt_spatial_acceleration* Ab) {
+ * [αb; ab] = Ḣ_FM·v at Mo in F (nonzero only for the universal mobilizer). Zero when X_MB = I
+ * and the type is not universal. */
+void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, mbt_vec3 w_PB,
+                           mbt_spatial_acceleration* Ab) {
   Ab->alpha = mbt_vec3_zero();
   Ab->a = mbt_vec3_zero();
   const bool shift = !n->X_MB_is_identity;
-  const mbt_vec3 p_MoBo_W = shift ? mbt__p_MoBo_W(ctx, n, node) : mbt_vec3_zero();
+  if (!shift && n->type != MBT_MOBILIZER_UNIVERSAL) return;
+  const mbt_vec3 p_MoBo_W = mbt__p_MoBo_W(ctx, n, node);
   if (n->type == MBT_MOBILIZER_UNIVERSAL) {
     mbt_spatial_acceleration Ab_FM;
     mbt__mob_calc_A_FM(n, ctx->q + n->q_start, ctx->v + n->v_start, NULL, &Ab_FM);
@@ -310,10 +282,7 @@ void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, 
     Ab->a = mbt_mat3_mul_vec(&ctx->pc.R_WF[node], Ab_FM.a);
     if (shift) Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(Ab->alpha, p_MoBo_W));
   }
-  if (shift) {
-    const mbt_vec3 w = ctx->vc.V_PB_W[node].w;
-    Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w, mbt_vec3_cross(w, p_MoBo_W)));
-  }
+  if (shift) Ab->a = mbt_vec3_add(Ab->a, mbt_vec3_cross(w_PB, mbt_vec3_cross(w_PB, p_MoBo_W)));
 }
 
 /* A_WB base to tip (mbt__compose_A_WB). */
