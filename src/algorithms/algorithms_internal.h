@@ -172,58 +172,6 @@ static inline void mbt__spatial_inertia_mul(const mbt_spatial_inertia* M, mbt_ve
   *top = mbt_vec3_scale(mbt_vec3_add(mbt__unit_inertia_mul(&M->G_SP_E, w), mbt_vec3_cross(p, v)), m);
   *bottom = mbt_vec3_scale(mbt_vec3_sub(v, mbt_vec3_cross(p, w)), m);
 }
-/* M_Bo_W = re-expression of M_BBo_B in W: p_BoBcm_W = R_WB·p, G_Bo_W = R_WB·G·R_WBᵀ. */
-static inline mbt_spatial_inertia mbt__spatial_inertia_reexpress(const mbt_spatial_inertia* M_B,
-                                                                 const mbt_mat3* R_WB) {
-  const mbt_unit_inertia* G = &M_B->G_SP_E;
-  const mbt_mat3 Gm = {{{G->xx, G->xy, G->xz}, {G->xy, G->yy, G->yz}, {G->xz, G->yz, G->zz}}};
-  const mbt_mat3 RG = mbt_mat3_mul(R_WB, &Gm);
-  const mbt_mat3 GW = mbt_mat3_mul_t(&RG, R_WB);
-  mbt_spatial_inertia M_W;
-  M_W.mass = M_B->mass;
-  M_W.p_PScm_E = mbt_mat3_mul_vec(R_WB, M_B->p_PScm_E);
-  M_W.G_SP_E.xx = GW.m[0][0];
-  M_W.G_SP_E.yy = GW.m[1][1];
-  M_W.G_SP_E.zz = GW.m[2][2];
-  M_W.G_SP_E.xy = 0.5 * (GW.m[0][1] + GW.m[1][0]);
-  M_W.G_SP_E.xz = 0.5 * (GW.m[0][2] + GW.m[2][0]);
-  M_W.G_SP_E.yz = 0.5 * (GW.m[1][2] + GW.m[2][1]);
-  return M_W;
-}
-/* Unit inertia of a unit point mass at p: |p|²·I − p·pᵀ, added (s = +1) or removed (s = −1). */
-static inline void mbt__unit_inertia_add_point(mbt_unit_inertia* G, mbt_vec3 p, mbt_real s) {
-  const mbt_real x = p.v[0], y = p.v[1], z = p.v[2];
-  G->xx += s * (y * y + z * z);
-  G->yy += s * (x * x + z * z);
-  G->zz += s * (x * x + y * y);
-  G->xy -= s * x * y;
-  G->xz -= s * x * z;
-  G->yz -= s * y * z;
-}
-/* Accumulates M_Co_W, the inertia of a body (or composite) C about Co, shifted to the point
- * Bo with p_BoCo_W, into Sum_Bo (about Bo, in W):
- *   m = m1 + m2; p_BoScm = (m1·p1 + m2·(p_BoCo + p2))/m;
- *   m·G_SBo = m1·G1 + m2·(G2 − G(p2) + G(p_BoCo + p2)) (parallel-axis theorem). */
-static inline void mbt__spatial_inertia_add_shifted(mbt_spatial_inertia* Sum_Bo, const mbt_spatial_inertia* M_Co,
-                                                    mbt_vec3 p_BoCo_W) {
-  const mbt_real m1 = Sum_Bo->mass, m2 = M_Co->mass;
-  const mbt_real m = m1 + m2;
-  if (!mbt_lt(0, m2)) return;
-  const mbt_vec3 p2 = mbt_vec3_add(p_BoCo_W, M_Co->p_PScm_E);   /* p_BoCcm */
-  mbt_unit_inertia G2 = M_Co->G_SP_E;
-  mbt__unit_inertia_add_point(&G2, M_Co->p_PScm_E, -1);        /* about Ccm */
-  mbt__unit_inertia_add_point(&G2, p2, 1);                     /* about Bo */
-  const mbt_real a = m1 / m, b = m2 / m;
-  mbt_unit_inertia* G = &Sum_Bo->G_SP_E;
-  G->xx = a * G->xx + b * G2.xx;
-  G->yy = a * G->yy + b * G2.yy;
-  G->zz = a * G->zz + b * G2.zz;
-  G->xy = a * G->xy + b * G2.xy;
-  G->xz = a * G->xz + b * G2.xz;
-  G->yz = a * G->yz + b * G2.yz;
-  Sum_Bo->p_PScm_E = mbt_vec3_add(mbt_vec3_scale(Sum_Bo->p_PScm_E, a), mbt_vec3_scale(p2, b));
-  Sum_Bo->mass = m;
-}
 /* Spatial force shift from Bo to Po: tau_Po = tau_Bo + p_PoBo × f. Accumulated into F_Po. */
 static inline void mbt__spatial_force_add_shifted(mbt_spatial_force* F_Po, const mbt_spatial_force* F_Bo,
                                                   mbt_vec3 p_PoBo_W) {
