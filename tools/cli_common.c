@@ -35,11 +35,17 @@ bool cli_parse_model_option(const char* arg, cli_model_options* opts) {
 }
 
 bool cli_model_load(const char* cmd, const char* path, const cli_model_options* opts, cli_model* model) {
+  return cli_model_load_with_packages(cmd, path, opts, NULL, 0, model);
+}
+
+bool cli_model_load_with_packages(const char* cmd, const char* path, const cli_model_options* opts,
+                                  const char* const* package_paths, int num_package_paths, cli_model* model) {
   memset(model, 0, sizeof(*model));
   int flags = 0;
   if (opts->floating) flags |= MBT_URDF_FLOATING;
   if (opts->allow_invalid_inertia) flags |= MBT_URDF_ALLOW_INVALID_INERTIA;
-  int status = mbt_urdf_load_file(path, flags, &model->urdf);
+  const mbt_urdf_options options = {flags, package_paths, num_package_paths, NULL};
+  int status = mbt_urdf_load_file_with_options(path, &options, &model->urdf);
   if (status != MBT_OK || model->urdf.tree == NULL) {
     const char* msg = model->urdf.error[0] ? model->urdf.error : mbt_status_string(status);
     cli_error(cmd, "cannot load model: %s", msg);

@@ -42,6 +42,9 @@ bool cli_parse_model_option(const char* arg, cli_model_options* opts);
 
 /* Loads a URDF; on failure prints the loader's message and returns false. */
 bool cli_model_load(const char* cmd, const char* path, const cli_model_options* opts, cli_model* model);
+/* The same with package paths "NAME=DIR" for package:// mesh names. */
+bool cli_model_load_with_packages(const char* cmd, const char* path, const cli_model_options* opts,
+                                  const char* const* package_paths, int num_package_paths, cli_model* model);
 void cli_model_free(cli_model* model);
 
 /* "--name=value" or "--name value": if argv[*i] is option `name`, sets *value, advances *i

@@ -10,6 +10,7 @@
 
 #include "cli_commands.h"
 #include "cli_common.h"
+#include "view_page.h"
 #include "plot.h"
 
 static const char* const kCmd = "simulate";
@@ -32,7 +33,8 @@ static void print_help(void) {
        "\n"
        "Simulates a URDF robot under gravity with its joint damping and joint position limits,\n"
        "from an initial state, without control torques. Writes a CSV with time, q, v and total\n"
-       "energy per logged step, and a plot of the joint positions and the energy over time.\n"
+       "energy per logged step, a plot of the joint positions and the energy over time, and\n"
+       "a 3D page beside the CSV (FILE.html, see 'mbt view') that plays the motion.\n"
        "Without MODEL it simulates the shipped Franka Panda arm (models/panda.urdf) released\n"
        "from rest in a bent pose.\n"
        "\n"
@@ -531,6 +533,11 @@ int mbt_cli_simulate(int argc, char** argv) {
     if (!plot_ok) cli_error(kCmd, "%s", err);
   }
 
+  /* The 3D page beside the CSV (view_page.h). */
+  char* view_path = view_page_available() ? view_page_path_beside(a.out) : NULL;
+  const view_trajectory traj = {smp.n, nq, smp.t, smp.q};
+  const bool view_ok = view_path && view_page_write(kCmd, &model, &traj, view_path);
+
   /* Summary. */
   mbt_simulator_stats st = mbt_simulator_get_stats(sim);
   double t_end = mbt_context_time(sctx);
@@ -559,6 +566,8 @@ int mbt_cli_simulate(int argc, char** argv) {
          st.limit_events > 0 ? " (the limit penalty's damping dissipates energy at each)" : "");
   printf("CSV:  %s (%d row%s)\n", a.out, smp.n, smp.n == 1 ? "" : "s");
   if (!a.no_plot && plot_ok) printf("plot: %s\n", a.plot);
+  if (view_ok) printf("view: %s (open it in a web browser)\n", view_path);
+  free(view_path);
   fflush(stdout);
   if (status == MBT_ERR_INTERRUPTED) {
     cli_error(kCmd, "interrupted at t = %.6g s", simulated);

@@ -20,6 +20,8 @@ static void print_usage(FILE* out) {
         "                    matrix, bias, gravity, energies, body poses) as JSON\n"
         "  simulate [MODEL]  simulate a robot and write a CSV and a plot (default: the\n"
         "                    shipped Panda arm falling under gravity)\n"
+        "  view MODEL        a self-contained HTML page showing the model in 3D, with a\n"
+        "                    trajectory or a pose editor\n"
         "  bench             benchmarks\n"
         "\n"
         "Run 'mbt <command> --help' for the options of a command.\n"
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
       if (strcmp(cmd, "eval") == 0) return mbt_cli_eval(argc, argv);
       if (strcmp(cmd, "simulate") == 0) return mbt_cli_simulate(argc, argv);
       if (strcmp(cmd, "bench") == 0) return mbt_cli_bench(argc, argv);
+      if (strcmp(cmd, "view") == 0) return mbt_cli_view(argc, argv);
       cli_error(NULL, "unknown command '%s' (see 'mbt --help')", cmd);
       return CLI_EXIT_USAGE;
     }
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "eval") == 0) return mbt_cli_eval(argc - 1, argv + 1);
   if (strcmp(cmd, "simulate") == 0) return mbt_cli_simulate(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return mbt_cli_bench(argc - 1, argv + 1);
+  if (strcmp(cmd, "view") == 0) return mbt_cli_view(argc - 1, argv + 1);
   cli_error(NULL, "unknown command '%s' (see 'mbt --help')", cmd);
   return CLI_EXIT_USAGE;
 }
