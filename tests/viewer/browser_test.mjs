@@ -1,0 +1,145 @@
+// browser_test.mjs: the viewer's pages in headless Chromium (Debian's, driven by playwright-core):
+// each page loads with no console error and no request beyond the page itself, the canvas
+// shows the robot (pixels differ from the same scene without it), a trajectory's frames at
+// two times differ where the robot moved, #t=SECONDS opens paused at that time, and the
+// screenshots of the Panda, UR5 and Solo12 that docs/viewer.md shows.
+// Usage: node browser_test.mjs SOURCE_DIR BUILD_DIR WORK_DIR; exit 77 (skipped) without Chromium.
+import { existsSync, mkdirSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { mbt, check, finish } from './common.mjs';
+
+const [src, build, work] = process.argv.slice(2);
+const CHROMIUM = process.env.MBT_CHROMIUM || '/usr/bin/chromium';
+if (!existsSync(CHROMIUM)) {
+  console.log(`SKIP: no Chromium at ${CHROMIUM}: the viewer's browser tests did not run ` +
+              '(scripts/install-deps.sh --viewer installs Debian\'s chromium)');
+  process.exit(77);
+}
+mkdirSync(`${work}/shots`, { recursive: true });
+const { chromium } = await import(pathToFileURL(`${src}/viewer/node_modules/playwright-core/index.mjs`));
+
+// The pages: a Panda trajectory from `mbt simulate` (its page beside the CSV), the pose
+// editor of the UR5 and of the Solo12 on a floating base.
+const csv = `${work}/panda.csv`;
+mbt(build, ['simulate', '--duration', '2', '--out', csv, '--no-plot']);
+mbt(build, ['view', `${src}/models/ur5.urdf`, '-o', `${work}/ur5.html`]);
+mbt(build, ['view', `${src}/models/solo12.urdf`, '--floating', '-o', `${work}/solo12.html`]);
+
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--headless=new', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-sandbox',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+         '--disable-quic', '--disable-gpu-sandbox'],
+});
+
+// Opens a page; returns it with the console errors and the requests it made.
+async function open(file, fragment = '') {
+  const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
+  const errors = [], requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const url = pathToFileURL(file).href;
+  page.on('request', (r) => { if (r.url() !== url) requests.push(r.url()); });
+  const start = Date.now();
+  await page.goto(url + fragment);
+  await page.waitForFunction(() => window.mbtViewer && window.mbtViewer.ready, null, { timeout: 60000 });
+  console.log(`${file.split('/').pop()}${fragment}: ready in ${Date.now() - start} ms`);
+  return { page, errors, requests };
+}
+
+// In the page: the canvas's pixels now, kept under `key`; the number of pixels that differ
+// (any channel by more than 8) between two kept images.
+const GRAB = (key) => {
+  const c = document.querySelector('#view canvas');
+  const t = document.createElement('canvas');
+  t.width = c.width; t.height = c.height;
+  const g = t.getContext('2d');
+  g.drawImage(c, 0, 0);
+  (window.__shots ||= {})[key] = g.getImageData(0, 0, t.width, t.height).data;
+};
+const DIFF = ([a, b]) => {
+  const x = window.__shots[a], y = window.__shots[b];
+  let n = 0;
+  for (let i = 0; i < x.length; i += 4)
+    if (Math.abs(x[i] - y[i]) > 8 || Math.abs(x[i + 1] - y[i + 1]) > 8 || Math.abs(x[i + 2] - y[i + 2]) > 8) ++n;
+  return n;
+};
+
+async function robotPixels(page) {
+  await page.evaluate(() => window.mbtViewer.render());
+  await page.evaluate(GRAB, 'with');
+  await page.evaluate(() => window.mbtViewer.setShow('visual', false));
+  await page.evaluate(GRAB, 'without');
+  await page.evaluate(() => window.mbtViewer.setShow('visual', true));
+  return page.evaluate(DIFF, ['with', 'without']);
+}
+
+const MIN_ROBOT_PIXELS = 2000;  // of 960 × 640
+// Pose-editor pages are shown at a pose of the editor's (null: the default q).
+const UR5_Q = [0.4, -1.2, 1.6, -1.9, -1.57, 0];
+// solo12 on its floating base: [qw qx qy qz x y z], then the legs FL, FR, HL, HR (HAA, HFE, KFE).
+const SOLO_Q = [1, 0, 0, 0, 0, 0, 0.3, 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6];
+const pages = [['panda', `${work}/panda.html`, '#t=0.4', null], ['ur5', `${work}/ur5.html`, '', UR5_Q],
+               ['solo12', `${work}/solo12.html`, '', SOLO_Q]];
+for (const [name, file, fragment, q] of pages) {
+  const { page, errors, requests } = await open(file, fragment);
+  if (q) await page.evaluate((v) => { window.mbtViewer.setQ(v); window.mbtViewer.frame(); }, q);
+  const n = await robotPixels(page);
+  console.log(`${name}: ${n} pixels show the robot`);
+  check(n > MIN_ROBOT_PIXELS, `${name}: the robot is drawn (${n} pixels differ from the scene without it)`);
+  await page.screenshot({ path: `${work}/shots/${name}.png` });
+  check(errors.length === 0, `${name}: no console error (${errors.join(' | ')})`);
+  check(requests.length === 0, `${name}: no request beyond the page (${requests.join(' ')})`);
+  await page.close();
+}
+
+// Collision geometry, frames and centres of mass drawn: the pixels change.
+{
+  const { page, errors } = await open(`${work}/panda.html`, '#t=0.4');
+  await page.evaluate(GRAB, 'plain');
+  for (const name of ['collision', 'frames', 'com']) await page.evaluate((n) => window.mbtViewer.setShow(n, true), name);
+  await page.evaluate(GRAB, 'all');
+  const n = await page.evaluate(DIFF, ['plain', 'all']);
+  check(n > 1000, `panda: collision geometry, frames and centres of mass change the picture (${n} pixels)`);
+  await page.evaluate(() => window.mbtViewer.setShow('visual', false));
+  await page.screenshot({ path: `${work}/shots/panda_collision.png` });
+  check(errors.length === 0, 'panda with collision geometry: no console error');
+  await page.close();
+}
+
+// The trajectory: #t opens paused there; two times differ where the robot moved; playing
+// advances the time.
+{
+  const { page, errors, requests } = await open(`${work}/panda.html`, '#t=0.25');
+  const s = await page.evaluate(() => window.mbtViewer.state());
+  check(!s.playing && Math.abs(s.t - 0.25) < 1e-9, `#t=0.25 opens paused at 0.25 s (playing ${s.playing}, t ${s.t})`);
+  await page.evaluate(() => { window.mbtViewer.setTime(0); });
+  await page.evaluate(GRAB, 't0');
+  await page.evaluate(() => { window.mbtViewer.setTime(1.5); });
+  await page.evaluate(GRAB, 't1');
+  const moved = await page.evaluate(DIFF, ['t0', 't1']);
+  console.log(`panda: ${moved} pixels differ between t = 0 and t = 1.5 s`);
+  check(moved > 500, `panda: frames at t = 0 and 1.5 s differ (${moved} pixels)`);
+  await page.evaluate(() => { window.mbtViewer.setTime(0.5); });
+  await page.evaluate(GRAB, 't2');
+  await page.evaluate(() => { window.mbtViewer.setTime(0.5); });
+  await page.evaluate(GRAB, 't3');
+  check(await page.evaluate(DIFF, ['t2', 't3']) === 0, 'panda: the same time draws the same pixels');
+  await page.click('#play');
+  await page.waitForTimeout(600);
+  const p = await page.evaluate(() => window.mbtViewer.state());
+  check(p.playing && p.t > 0.5, `play resumes from 0.5 s (t ${p.t})`);
+  check(errors.length === 0 && requests.length === 0, 'panda trajectory: no console error, no request');
+  await page.close();
+}
+{
+  // Without a fragment the page opens playing.
+  const { page } = await open(`${work}/panda.html`);
+  await page.waitForTimeout(500);
+  const s = await page.evaluate(() => window.mbtViewer.state());
+  check(s.playing && s.t > 0, `opens playing (t ${s.t})`);
+  await page.close();
+}
+await browser.close();
+finish('viewer browser');

@@ -1,0 +1,28 @@
+// common.mjs: what the viewer tests share: running mbt, reading the data a page embeds.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export function mbt(build, args) {
+  return execFileSync(`${build}/mbt`, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// The JSON of <script id="mbt-data"> ("<\/" is JSON for "</").
+export function pageData(path) {
+  const html = readFileSync(path, 'utf8');
+  const m = /<script id="mbt-data" type="application\/json">([\s\S]*?)<\/script>/.exec(html);
+  if (!m) throw new Error(`${path}: no mbt-data script`);
+  return JSON.parse(m[1]);
+}
+
+let failures = 0, checks = 0;
+export function check(ok, what) {
+  ++checks;
+  if (!ok) {
+    ++failures;
+    console.log(`FAIL: ${what}`);
+  }
+}
+export function finish(name) {
+  console.log(`${name}: ${checks - failures} checks passed, ${failures} failed`);
+  process.exit(failures ? 1 : 0);
+}
