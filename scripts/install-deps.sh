@@ -1,9 +1,20 @@
 #!/bin/sh
 # Installs the Debian packages mbt needs to build and test, skipping those already present.
-# Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
+# Usage: scripts/install-deps.sh [--bench] [--viewer]
+#   --bench   adds MuJoCo for the side-by-side benchmark
+#   --viewer  adds Debian's Chromium for the viewer's browser tests, and Node.js with npm
+#             (which build the viewer's page) when no npm is on the PATH
 set -eu
 pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev"
-[ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
+for arg in "$@"; do
+  case "$arg" in
+    --bench) pkgs="$pkgs libmujoco-dev" ;;
+    --viewer)
+      pkgs="$pkgs chromium"
+      command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm" ;;
+    *) echo "usage: scripts/install-deps.sh [--bench] [--viewer]" >&2; exit 2 ;;
+  esac
+done
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
