@@ -612,7 +612,6 @@ void mbt__node_from_mobilizer(const mbt_tree* tree, int mobilizer, mbt_node* n) 
   n->X_MB = mbt_transform_inverse(&tree->frames[m->outboard_frame].X_BF);
   n->X_PF_is_identity = transform_is_identity(&n->X_PF);
   n->X_MB_is_identity = transform_is_identity(&n->X_MB);
-  n->M_BBo_B = B->M_BBo_B;
   n->subtree_end = -1;
 }
 
