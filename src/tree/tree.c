@@ -125,6 +125,7 @@ void mbt_tree_destroy(mbt_tree* tree) {
   free(tree->level_nodes);
   free(tree->body_children);
   free(tree->v_node);
+  mbt__geometry_free(tree);
   free(tree);
 }
 

@@ -121,6 +121,10 @@ typedef struct {
   mbt_transform X_AF;           /* the inboard frame F in A, constant (welds composed in) */
 } mbt_local_node;
 
+/* Visual and collision geometry (geometry.c). */
+typedef struct mbt_geometry_store mbt_geometry_store;
+void mbt__geometry_free(mbt_tree* tree);
+
 struct mbt_tree {
   bool finalized;
   mbt_body* bodies;             int num_bodies, cap_bodies;
@@ -141,6 +145,7 @@ struct mbt_tree {
   int* angle_q;                 /* [num_angles] the q index of each revolute or screw angle, in node
                                    order (mbt__calc_joint_sincos); same allocation as nodes */
   int num_angles;
+  mbt_geometry_store* geometry; /* visual and collision geometry; NULL until some is added */
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
 };
 
