@@ -137,6 +137,7 @@ struct mbt_tree {
                                    order (mbt__calc_joint_sincos); same allocation as nodes */
   int num_angles;
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
+  struct mbt_tree_index* index; /* name tables and loop-check cache (names.h); caches only */
 };
 
 /* Records a formatted error in the tree (also from const functions) and returns status. */
