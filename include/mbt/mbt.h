@@ -13,4 +13,5 @@
 #include "mbt/dynamics.h"
 #include "mbt/urdf.h"
 #include "mbt/sim.h"
+#include "mbt/batch.h"
 #endif
