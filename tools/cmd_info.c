@@ -199,6 +199,8 @@ static int print_text(const cli_model* model, bool all_warnings) {
   printf("  nq = %d, nv = %d\n", mbt_tree_num_positions(tree), mbt_tree_num_velocities(tree));
   printf("  tree height: %d (levels, the world is level 0)\n", mbt_tree_height(tree));
   printf("  total mass: %.6g kg\n", mbt_tree_total_mass(tree));
+  printf("  geometry: %d visual, %d collision\n", mbt_tree_num_geometries(tree, MBT_ROLE_VISUAL),
+         mbt_tree_num_geometries(tree, MBT_ROLE_COLLISION));
   printf("  warnings: %d\n", nw);
   return CLI_EXIT_OK;
 }

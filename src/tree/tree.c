@@ -125,6 +125,7 @@ void mbt_tree_destroy(mbt_tree* tree) {
   free(tree->level_nodes);
   free(tree->body_children);
   free(tree->v_node);
+  mbt__geometry_free(tree);
   free(tree);
 }
 
@@ -612,7 +613,6 @@ void mbt__node_from_mobilizer(const mbt_tree* tree, int mobilizer, mbt_node* n) 
   n->X_MB = mbt_transform_inverse(&tree->frames[m->outboard_frame].X_BF);
   n->X_PF_is_identity = transform_is_identity(&n->X_PF);
   n->X_MB_is_identity = transform_is_identity(&n->X_MB);
-  n->M_BBo_B = B->M_BBo_B;
   n->subtree_end = -1;
 }
 
