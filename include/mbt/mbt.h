@@ -14,4 +14,5 @@
 #include "mbt/geometry.h"
 #include "mbt/urdf.h"
 #include "mbt/sim.h"
+#include "mbt/batch.h"
 #endif
