@@ -75,10 +75,20 @@ static inline void abi_add(abi* P, const abi* Q) {
   P->C.xy += Q->C.xy, P->C.xz += Q->C.xz, P->C.yz += Q->C.yz;
 }
 
-static inline void moments_add(mbt_inertia_moments* I, const mbt_inertia_moments* J) {
-  for (int k = 0; k < 6; ++k) I->K[k] += J->K[k];
-  I->h = mbt_vec3_add(I->h, J->h);
-  I->m += J->m;
+/* The moments {m, h, K} of a body about Mo moved to Wo, d = p_WoMo (parallel-axis theorem as
+ * mbt__moments_add_shifted, with g = h + m·d/2): h' = h + m·d, K' = K + 2·(d·g)·1 − (g·dᵀ + d·gᵀ). */
+static inline void moments_shift_to(const mbt_inertia_moments* I, mbt_vec3 d, mbt_inertia_moments* J) {
+  const mbt_vec3 g = mbt_vec3_axpy(I->h, 0.5 * I->m, d);
+  const mbt_real s = 2 * mbt_vec3_dot(d, g);
+  const mbt_real gx = g.v[0], gy = g.v[1], gz = g.v[2], dx = d.v[0], dy = d.v[1], dz = d.v[2];
+  J->K[0] = I->K[0] + s - 2 * gx * dx;
+  J->K[1] = I->K[1] + s - 2 * gy * dy;
+  J->K[2] = I->K[2] + s - 2 * gz * dz;
+  J->K[3] = I->K[3] - (gx * dy + dx * gy);
+  J->K[4] = I->K[4] - (gx * dz + dx * gz);
+  J->K[5] = I->K[5] - (gy * dz + dy * gz);
+  J->h = mbt_vec3_axpy(I->h, I->m, d);
+  J->m = I->m;
 }
 
 /* sᵀ·Ic·s = w·K·w + 2·v·(w × h) + m·v·v for s = [w; v] and a rigid Ic {m, h, K}. */
@@ -92,6 +102,24 @@ static mbt_real moments_quadratic_form(const mbt_inertia_moments* Ic, const mbt_
 
 static inline bool pivot_is_regular(mbt_real d, mbt_real scale) {
   return mbt_lt(MBT__CHOLESKY_RTOL * scale, d) && mbt_isfinite(d);
+}
+
+/* The scale of a pivot D = sᵀ·P·s <= sᵀ·Ic·s <= tr(Ic)·|s|² (Ic positive semi-definite): the
+ * cheap bound first; the exact sᵀ·Ic·s, Ic summed over the subtree's nodes (contiguous in node
+ * order), only when a pivot fails against the bound. */
+static inline mbt_real pivot_bound(const mbt_aba_cache* aba, int i, const mbt_spatial_velocity* s) {
+  return aba->Ic_trace[i] * mbt__spatial_dot(s->coeffs, s->coeffs);
+}
+static mbt_real pivot_scale_exact(const mbt_tree* tree, const mbt_aba_cache* aba, int i,
+                                  const mbt_spatial_velocity* s) {
+  const int end = tree->nodes[tree->local_nodes[i].node].subtree_end;
+  mbt_inertia_moments Ic = aba->I_Wo[i];
+  for (int j = i + 1; j < tree->num_local_nodes && tree->local_nodes[j].node < end; ++j) {
+    for (int k = 0; k < 6; ++k) Ic.K[k] += aba->I_Wo[j].K[k];
+    Ic.h = mbt_vec3_add(Ic.h, aba->I_Wo[j].h);
+    Ic.m += aba->I_Wo[j].m;
+  }
+  return moments_quadratic_form(&Ic, s);
 }
 
 /* ---- locks, errors, forces ---------------------------------------------------------------------- */
@@ -159,11 +187,10 @@ static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_inertia_moments I_W;
   mbt__moments_reexpress(&ctx->I_Mo_M[i], &aba->X_WM[i].R, &I_W);
   mbt_inertia_moments* I = &aba->I_Wo[i];
-  *I = (mbt_inertia_moments){0, {{0, 0, 0}}, {0, 0, 0, 0, 0, 0}};
-  mbt__moments_add_shifted(I, &I_W, aba->X_WM[i].p);
+  moments_shift_to(&I_W, aba->X_WM[i].p, I);
   if (aba->flags[i] & MBT__ABA_ARTICULATED) {
     abi_set_rigid(&aba->P[i], I);
-    aba->Ic_Wo[i] = *I;
+    aba->Ic_trace[i] = I->K[0] + I->K[1] + I->K[2] + 3 * I->m;
   }
 }
 
@@ -180,8 +207,9 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
   if (nv == 1) {
     abi_mul(P, S->coeffs, U->coeffs);
     const mbt_real d = mbt__spatial_dot(S->coeffs, U->coeffs);
-    if (!pivot_is_regular(d, moments_quadratic_form(&aba->Ic_Wo[i], S))) {
-      return singular_error(tree, ctx, L, d, moments_quadratic_form(&aba->Ic_Wo[i], S));
+    if (!pivot_is_regular(d, pivot_bound(aba, i, S))) {
+      const mbt_real scale = pivot_scale_exact(tree, aba, i, S);
+      if (!pivot_is_regular(d, scale)) return singular_error(tree, ctx, L, d, scale);
     }
     const mbt_real dinv = 1 / d;
     aba->D_inv[L->v_start] = dinv;
@@ -194,15 +222,19 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
   mbt_real scale[6];
   for (int k = 0; k < nv; ++k) {
     abi_mul(P, S[k].coeffs, U[k].coeffs);
-    scale[k] = moments_quadratic_form(&aba->Ic_Wo[i], &S[k]);
+    scale[k] = pivot_bound(aba, i, &S[k]);
   }
-  for (int r = 0; r < nv; ++r)
-    for (int j = 0; j <= r; ++j) LL[r * nv + j] = mbt__spatial_dot(S[r].coeffs, U[j].coeffs);
   int row = 0;
-  if (mbt__cholesky_factor_ex(LL, nv, nv, scale, &row) != MBT_OK) {
-    mbt_real d = mbt__spatial_dot(S[row].coeffs, U[row].coeffs);
-    for (int k = 0; k < row; ++k) d -= LL[row * nv + k] * LL[row * nv + k];
-    return singular_error(tree, ctx, L, d, scale[row]);
+  for (int exact = 0; exact < 2; ++exact) {
+    for (int r = 0; r < nv; ++r)
+      for (int j = 0; j <= r; ++j) LL[r * nv + j] = mbt__spatial_dot(S[r].coeffs, U[j].coeffs);
+    if (mbt__cholesky_factor_ex(LL, nv, nv, scale, &row) == MBT_OK) break;
+    if (exact) {
+      mbt_real d = mbt__spatial_dot(S[row].coeffs, U[row].coeffs);
+      for (int k = 0; k < row; ++k) d -= LL[row * nv + k] * LL[row * nv + k];
+      return singular_error(tree, ctx, L, d, scale[row]);
+    }
+    for (int k = 0; k < nv; ++k) scale[k] = pivot_scale_exact(tree, aba, i, &S[k]);
   }
   if (nv == 6) {
     static const abi zero;
@@ -255,9 +287,14 @@ static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
   const mbt_spatial_velocity* S = &aba->S[L->v_start];
   const mbt_real* qd = ctx->v + L->v_start;
   mbt_vec3 wJ = mbt_vec3_zero(), vJ = mbt_vec3_zero();
-  for (int k = 0; k < L->nv; ++k) {
-    wJ = mbt_vec3_axpy(wJ, qd[k], S[k].w);
-    vJ = mbt_vec3_axpy(vJ, qd[k], S[k].v);
+  if (L->nv == 1) {
+    wJ = mbt_vec3_scale(S->w, qd[0]);
+    vJ = mbt_vec3_scale(S->v, qd[0]);
+  } else {
+    for (int k = 0; k < L->nv; ++k) {
+      wJ = mbt_vec3_axpy(wJ, qd[k], S[k].w);
+      vJ = mbt_vec3_axpy(vJ, qd[k], S[k].v);
+    }
   }
   const mbt_spatial_velocity* VA = &aba->V[L->parent];
   mbt_spatial_velocity* V = &aba->V[i];
@@ -291,7 +328,7 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
     }
     if (to_parent) {
       abi_add(&aba->P[L->parent], &aba->P[i]);
-      moments_add(&aba->Ic_Wo[L->parent], &aba->Ic_Wo[i]);
+      aba->Ic_trace[L->parent] += aba->Ic_trace[i];
     }
   }
   mbt_spatial_force* Z = &aba->Z[i];

@@ -52,7 +52,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->ac.A_WB);
   free(ctx->aba.X_WM);
   free(ctx->aba.I_Wo);
-  free(ctx->aba.Ic_Wo);
+  free(ctx->aba.Ic_trace);
   free(ctx->aba.P);
   free(ctx->aba.flags);
   free(ctx->aba.S);
@@ -121,7 +121,7 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   const size_t nl = (size_t)tree->num_local_nodes;
   ctx->aba.X_WM = alloc(nl, sizeof(mbt_transform), &failed);
   ctx->aba.I_Wo = alloc(nl, sizeof(mbt_inertia_moments), &failed);
-  ctx->aba.Ic_Wo = alloc(nl, sizeof(mbt_inertia_moments), &failed);
+  ctx->aba.Ic_trace = alloc(nl, sizeof(mbt_real), &failed);
   ctx->aba.P = alloc(nl, sizeof(mbt_aba_inertia), &failed);
   ctx->aba.flags = alloc(nl, sizeof(unsigned char), &failed);
   ctx->aba.S = alloc(nv, sizeof(mbt_spatial_velocity), &failed);

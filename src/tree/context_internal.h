@@ -56,7 +56,8 @@ typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
 typedef struct {
   mbt_transform* X_WM;               /* [local] pose of the node's frame M */
   mbt_inertia_moments* I_Wo;         /* [local] the node's inertia (I_Mo_M) about Wo, in W */
-  mbt_inertia_moments* Ic_Wo;        /* [local] composite inertia of the subtree about Wo (pivot scale) */
+  mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Wo, as a
+                                        6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
   mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
   unsigned char* flags;              /* [local] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
   mbt_spatial_velocity* S;           /* [nv] the joint's motion subspace (H columns) */
