@@ -4,14 +4,38 @@
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
 
+/* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
+ * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
+ * sets when nv is a power of two). */
+static void mirror_lower_triangle(mbt_real* M, int nv) {
+  enum { T = 16 };
+  mbt_real buf[T][T];
+  for (int bi = 0; bi < nv; bi += T) {
+    const int ni = bi + T < nv ? T : nv - bi;
+    for (int bj = 0; bj <= bi; bj += T) {
+      const int nj = bj + T < nv ? T : nv - bj;
+      for (int i = 0; i < ni; ++i) {
+        const mbt_real* row = M + (size_t)(bi + i) * (size_t)nv + bj;
+        for (int j = 0; j < nj; ++j) buf[j][i] = row[j];
+      }
+      for (int j = 0; j < nj; ++j) {
+        mbt_real* row = M + (size_t)(bj + j) * (size_t)nv + bi;
+        for (int i = 0; i < ni; ++i)
+          if (bj + j < bi + i) row[i] = buf[j][i];
+      }
+    }
+  }
+}
+
 /* CRBA [Featherstone 2008, §6.2] in W over the local nodes (welded bodies merged into their
  * moving ancestor), composite inertias about each node's Mo, products about the world origin Wo:
- *   X_WM and the columns H_j at Wo of each node, base to tip (local_pose_and_H);
+ *   X_WM and the columns H_j at Wo of each node, base to tip (mbt__local_pose_and_H_Wo);
  *   Ic_M = I_Mo (re-expressed in W) + Σ_children Ic_C shifted from Co to Mo (tip to base);
  *   for each column j of the node: F_j = Ic_M·H_j at Mo = [K·w + h × v_Mo; m·v_Mo − h × w]
  *   (v_Mo = v_Wo − p_WoMo × w), shifted to Wo: tau += p_WoMo × f;
- *   M[i][j] = M[j][i] = H_iᵀ·F_j for i = j and the columns before j in the node and in its
- *   ancestors: the path λ(j), λ(λ(j)), ... of ctx->v_parent.
+ *   M[j][i] = H_iᵀ·F_j for i = j and the columns before j in the node and in its ancestors
+ *   (the path λ(j), λ(λ(j)), ... of ctx->v_parent): row j of the lower triangle, stored
+ *   contiguously; then the upper triangle mirrored by tiles.
  * Entries between nodes that are neither ancestor nor descendant of each other are zero. */
 int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   int st = mbt__check_tree_context(tree, ctx, "calc_mass_matrix");
@@ -55,15 +79,16 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
       /* The diagonal, then the columns before it in the node and in its ancestors, along λ. */
       const mbt_real f0 = F.coeffs[0], f1 = F.coeffs[1], f2 = F.coeffs[2];
       const mbt_real f3 = F.coeffs[3], f4 = F.coeffs[4], f5 = F.coeffs[5];
+      mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
       for (int c = ck; c >= 0; c = v_parent[c]) {
         const mbt_real* h = H_Wo[c].coeffs;
         const mbt_real Mck = (h[0] * f0 + h[3] * f3) + (h[1] * f1 + h[4] * f4) + (h[2] * f2 + h[5] * f5);
-        M[(size_t)ck * (size_t)nv + c] = Mck;
-        M[(size_t)c * (size_t)nv + ck] = Mck;
+        Mrow[c] = Mck;
       }
     }
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_WoMo, X_WM[L->parent].p));
   }
+  mirror_lower_triangle(M, nv);
   return MBT_OK;
 }
 
