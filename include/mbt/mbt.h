@@ -12,6 +12,8 @@
 #include "mbt/kinematics.h"
 #include "mbt/dynamics.h"
 #include "mbt/derivatives.h"
+#include "mbt/geometry.h"
 #include "mbt/urdf.h"
 #include "mbt/sim.h"
+#include "mbt/batch.h"
 #endif
