@@ -200,7 +200,7 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   }
   /* f = I·a + v ×* (I·v) */
   mbt_inertia_moments* I = &ws->Ic[i];
-  inertia_at_Wo(&L->I_Mo_M, X, I);
+  inertia_at_Wo(&ctx->I_Mo_M[i], X, I);
   mbt_v6 Ia, Iv, vIv;
   mbt__moments_mul6(I, A, Ia);
   mbt__moments_mul6(I, V, Iv);
@@ -316,7 +316,7 @@ int mbt_calc_inverse_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   if (st) return st;
   if ((!dtau_dq || !dtau_dv) && tree->nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dtau_dq and dtau_dv are required", what);
-  mbt__id_derivatives(tree, ctx, ws, ctx->v, known_vdot, mbt__gravity_W(tree), true, tau_app, tau, dtau_dq, dtau_dv,
+  mbt__id_derivatives(tree, ctx, ws, ctx->v, known_vdot, ctx->g_W, true, tau_app, tau, dtau_dq, dtau_dv,
                       M);
   return MBT_OK;
 }

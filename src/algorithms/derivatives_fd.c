@@ -102,7 +102,7 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dvdot_dq and dvdot_dv are required", what);
   if ((st = check_force_elements(tree, ctx, what))) return st;
   if ((st = mbt_calc_forward_dynamics(tree, ctx, tau_app, NULL, ws->vdot))) return st;
-  mbt__id_derivatives(tree, ctx, ws, ctx->v, ws->vdot, mbt__gravity_W(tree), true, tau_app, NULL, ws->T1, ws->T2,
+  mbt__id_derivatives(tree, ctx, ws, ctx->v, ws->vdot, ctx->g_W, true, tau_app, NULL, ws->T1, ws->T2,
                       ws->T3);
   const int nf = factor_free_block(tree, ctx, ws, ws->T3);
   if (nf < 0) return nf;
@@ -122,7 +122,7 @@ int mbt_calc_gravity_generalized_forces_derivatives(const mbt_tree* tree, mbt_co
   const int nv = tree->nv;
   if (!dtau_g_dq && nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dtau_g_dq is NULL", what);
   /* tau_g = −tau_ID(q, v = 0, v̇ = 0) with gravity alone. */
-  mbt__id_derivatives(tree, ctx, ws, NULL, NULL, mbt__gravity_W(tree), false, NULL, NULL, ws->T1, ws->T2, NULL);
+  mbt__id_derivatives(tree, ctx, ws, NULL, NULL, ctx->g_W, false, NULL, NULL, ws->T1, ws->T2, NULL);
   for (size_t i = 0; i < (size_t)nv * (size_t)nv; ++i) dtau_g_dq[i] = -ws->T1[i];
   return MBT_OK;
 }
