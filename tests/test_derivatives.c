@@ -10,6 +10,8 @@
  *     without damping, ∂tau/∂v linear in v, the step Jacobians are the identity at h = 0;
  *   - q ⊕ dv: d/dε (q ⊕ ε·e_k) = N(q)·e_k, (q ⊕ dv) ⊖ q = dv; the step Jacobians against
  *     central differences of the step;
+ *   - J̇ of every frame's Jacobian against central differences along the motion, and J̇·v = the
+ *     bias acceleration;
  *   - errors (workspace of another tree, NULL outputs, a linear spring) leave outputs unchanged;
  *   - no heap allocation in the Calc functions. */
 #include "support/test_util.h"
@@ -427,6 +429,59 @@ static void test_step_derivatives(void** state) {
   for_each_tree(check_step);
 }
 
+/* ---- bias acceleration and J̇ ---------------------------------------------------------- */
+/* J_WFp at q ⊕ t·v (v fixed). */
+static void jacobian_along(fx* f, int frame, mbt_vec3 p, double t, mbt_real* J) {
+  mbt_real q[TU_NMAX], d[TU_NMAX];
+  for (int k = 0; k < f->nv; ++k) d[k] = t * f->v[k];
+  assert_int_equal(mbt_integrate_configuration(f->tree, f->q, d, q), MBT_OK);
+  fx_set(f, q, f->v);
+  assert_int_equal(mbt_calc_jacobian_spatial_velocity(f->tree, f->ctx, frame, p, J), MBT_OK);
+}
+/* For every frame and a random point on it: J̇ against central differences of J along the
+ * motion (Richardson-extrapolated), J̇·v = the bias acceleration (1e-11), the translational
+ * form its lower half. */
+static void check_bias(fx* f, const char* name) {
+  const int nv = f->nv, n6 = 6 * nv;
+  mbt_real *Jd = calloc((size_t)n6 + 1, sizeof *Jd), *R = calloc((size_t)n6 + 1, sizeof *R);
+  mbt_real *Jp = calloc((size_t)n6 + 1, sizeof *Jp), *Jm = calloc((size_t)n6 + 1, sizeof *Jm);
+  fx_randomize(f);
+  for (int frame = 0; frame < mbt_tree_num_frames(f->tree); ++frame) {
+    const mbt_vec3 p = tu_rand_vec3(0.5);
+    fx_set(f, f->q, f->v);
+    mbt_spatial_acceleration A;
+    mbt_vec3 a;
+    assert_int_equal(mbt_calc_jacobian_spatial_velocity_time_derivative(f->tree, f->ctx, f->ws, frame, p, Jd), MBT_OK);
+    assert_int_equal(mbt_calc_bias_spatial_acceleration(f->tree, f->ctx, f->ws, frame, p, &A), MBT_OK);
+    assert_int_equal(mbt_calc_bias_translational_acceleration(f->tree, f->ctx, f->ws, frame, p, &a), MBT_OK);
+    for (int r = 0; r < 6; ++r) {
+      double jv = 0, scale = 1;
+      for (int k = 0; k < nv; ++k) jv += Jd[r * nv + k] * f->v[k], scale = fmax(scale, fabs(Jd[r * nv + k] * f->v[k]));
+      tu_assert_rel(A.coeffs[r], jv, scale, 1e-11, name);
+      if (r >= 3) tu_assert_rel(a.v[r - 3], A.coeffs[r], 0, 0, name);
+    }
+    const double h = 1e-3;
+    for (int s = 0; s < 2; ++s) {
+      const double e = s ? h / 2 : h;
+      jacobian_along(f, frame, p, e, Jp);
+      jacobian_along(f, frame, p, -e, Jm);
+      for (int i = 0; i < n6; ++i) {
+        const double D = (Jp[i] - Jm[i]) / (2 * e);
+        R[i] = s ? (4 * D - R[i]) / 3 : D;
+      }
+    }
+    for (int i = 0; i < n6; ++i)
+      if (!(fabs(Jd[i] - R[i]) <= 1e-6 * fmax(1, fabs(R[i]))))
+        fail_msg("%s: frame %d: Jdot[%d][%d] = %.12g, expected %.12g", name, frame, i / nv, i % nv, Jd[i], R[i]);
+  }
+  fx_set(f, f->q, f->v);
+  free(Jd), free(R), free(Jp), free(Jm);
+}
+static void test_bias_acceleration(void** state) {
+  (void)state;
+  for_each_tree(check_bias);
+}
+
 /* ---- errors and allocation ------------------------------------------------------------- */
 static void test_errors(void** state) {
   (void)state;
@@ -485,6 +540,9 @@ static void test_no_allocation(void** state) {
   mbt_difference_configuration(f->tree, f->q, qn, vn);
   mbt_calc_semi_implicit_euler_step_derivatives(f->tree, f->ctx, f->ws, 0.01, f->tau, qn, vn, X[0], X[1], X[2], X[3],
                                                 X[4], X[5]);
+  mbt_spatial_acceleration A;
+  mbt_calc_bias_spatial_acceleration(f->tree, f->ctx, f->ws, 3, mbt_vec3_make(0.1, 0.2, 0.3), &A);
+  mbt_calc_jacobian_spatial_velocity_time_derivative(f->tree, f->ctx, f->ws, 3, mbt_vec3_zero(), X[0]);
   assert_int_equal(tu_heap_count_end(), 0);
   for (int i = 0; i < 6; ++i) free(X[i]);
   fx_destroy(f);
@@ -496,7 +554,7 @@ int main(void) {
       cmocka_unit_test(test_fd_derivatives),          cmocka_unit_test(test_fd_derivatives_locked),
       cmocka_unit_test(test_gravity_derivatives),     cmocka_unit_test(test_integrate_configuration),
       cmocka_unit_test(test_step_derivatives),        cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_no_allocation),
+      cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_no_allocation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,20 @@ int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_der
 int mbt_calc_gravity_generalized_forces_derivatives(const mbt_tree* tree, mbt_context* ctx,
                                                     mbt_derivatives_workspace* ws, mbt_real* dtau_g_dq);
 
+/* Seed CalcBiasSpatialAcceleration (with respect to v, measured and expressed in W): the
+ * spatial acceleration of the point Fp of frame F (p_FoFp_F) at v̇ = 0, J̇_WFp·v = [α; a_Fp],
+ * at the context's q and v; gravity is not an acceleration here. CalcBiasTranslationalAcceleration:
+ * its translational part. MBT_ERR_NOT_FOUND for an unknown frame. */
+int mbt_calc_bias_spatial_acceleration(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                       int frame_F, mbt_vec3 p_FoFp_F, mbt_spatial_acceleration* AsBias_WFp_W);
+int mbt_calc_bias_translational_acceleration(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                             int frame_F, mbt_vec3 p_FoFp_F, mbt_vec3* asBias_WFp_W);
+/* J̇_WFp (6×nv, row-major, rows [w; v]): the time derivative of mbt_calc_jacobian_spatial_velocity's
+ * J_WFp along the context's v, so that J̇_WFp·v is the bias acceleration above. O(depth). */
+int mbt_calc_jacobian_spatial_velocity_time_derivative(const mbt_tree* tree, mbt_context* ctx,
+                                                       mbt_derivatives_workspace* ws, int frame_F, mbt_vec3 p_FoFp_F,
+                                                       mbt_real* Jdot_WFp);
+
 /* q_next = q ⊕ dv (nq; may alias q): every mobilizer moved by the constant velocity dv (nv)
  * for unit time, exactly. Revolute, prismatic, screw, universal, planar: q + dv. SpaceXYZ
  * (v = w_FM_F): R_FM ← exp([dv]ₓ)·R_FM, angles back on the branch nearest to q. Quaternion

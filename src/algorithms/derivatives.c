@@ -147,8 +147,7 @@ static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, mbt_real* Y)
   }
 }
 
-/* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k,
- * and the node's own Ic = I, Yc = Y, F = f (the subtree's are completed tip to base). */
+/* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
                          const mbt_real* v, const mbt_real* vdot) {
   const mbt_local_node* L = &tree->local_nodes[i];
@@ -198,9 +197,13 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
     for (int r = 0; r < 6; ++r) ws->Bk[k0 + k][r] = t[r] - ws->Bk[k0 + k][r], vl[r] += u[k][r];
     mbt__v6_cross(vl, S, ws->Gk[k0 + k]);
   }
-  /* f = I·a + v ×* (I·v) */
+}
+
+/* The node's own Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
+static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
+  const mbt_real *V = ws->V[i], *A = ws->A[i];
   mbt_inertia_moments* I = &ws->Ic[i];
-  inertia_at_Wo(&ctx->I_Mo_M[i], X, I);
+  inertia_at_Wo(&ctx->I_Mo_M[i], &ws->X_WM[i], I);
   mbt_v6 Ia, Iv, vIv;
   mbt__moments_mul6(I, A, Ia);
   mbt__moments_mul6(I, V, Iv);
@@ -303,9 +306,17 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   ws->X_WM[0] = mbt_transform_identity();
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
-  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
   for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
+}
+
+void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                  const mbt_real* v, const mbt_real* vdot) {
+  mbt__calc_joint_sincos(tree, ctx);
+  ws->X_WM[0] = mbt_transform_identity();
+  for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
+  for (int i = 1; i < tree->num_local_nodes; ++i) forward_node(tree, ctx, ws, i, v, vdot);
 }
 
 int mbt_calc_inverse_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

@@ -54,6 +54,12 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M);
 
+/* The forward pass alone, without gravity (derivatives.c): X_WM, V, A (spatial, at Wo) of every
+ * local node and S, W_k, B_k, G_k of every velocity, at the context's q, v (NULL for zero) and
+ * vdot (NULL for zero). */
+void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                 const mbt_real* v, const mbt_real* vdot);
+
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
 static inline void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
