@@ -268,3 +268,17 @@ def test_docstrings_show_equations():
     assert "M(q)·v̇ + C(q,v)·v − tau_g(q)" in mbt.Context.inverse_dynamics.__doc__
     assert "Featherstone" in mbt.Context.forward_dynamics.__doc__
     assert "J_WFp" in mbt.Context.jacobian_spatial_velocity.__doc__
+
+
+def test_type_stubs_cover_the_api():
+    """mbt/__init__.pyi names exactly the public methods and properties of each class."""
+    import ast
+    import pathlib
+    stub = pathlib.Path(mbt.__file__).with_name("__init__.pyi")
+    module = ast.parse(stub.read_text())
+    for node in module.body:
+        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator"):
+            declared = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | \
+                       {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
+            actual = {n for n in dir(getattr(mbt, node.name)) if not n.startswith("_")}
+            assert declared - {"__init__"} == actual, node.name

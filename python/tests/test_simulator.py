@@ -121,3 +121,14 @@ def test_the_gil_is_released_while_integrating():
     finished_first = done.is_set()
     worker.join()
     assert spins == 200_000 and not finished_first, "the main thread was blocked by the simulation"
+
+
+def test_worked_example(tmp_path):
+    """python/examples/ur5_tracking.py (docs/python.md) runs and tracks its reference."""
+    import importlib.util
+    from conftest import ROOT
+    spec = importlib.util.spec_from_file_location("ur5_tracking", ROOT / "python" / "examples" / "ur5_tracking.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    log = example.main(str(tmp_path / "ur5_tracking.png"))
+    assert log[0, 0] == 0.0 and log[-1, 0] == pytest.approx(2.0)
