@@ -1,8 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages mbt needs to build and test, skipping those already present.
 # Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
+# Open MPI (libopenmpi-dev, openmpi-bin) is optional for the build; it gives `mbt sweep` its
+# distributed mode and lets the tests check it.
 set -eu
-pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev"
+pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev
+  libopenmpi-dev openmpi-bin"
 # The Python package: headers, numpy, pytest, and setuptools/pip for `pip install ./python`.
 pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-wheel python3-pip"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
