@@ -1,9 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages mbt needs to build and test, skipping those already present.
-# Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
+# Usage: scripts/install-deps.sh [--bench | --fuzz]   (--bench adds MuJoCo for the side-by-side
+# benchmark, --fuzz clang and its libFuzzer runtime for `make fuzz`)
 set -eu
 pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
+[ "${1:-}" = "--fuzz" ] && pkgs="$pkgs clang-14 libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
