@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages mbt needs to build and test, skipping those already present.
-# Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
+# Usage: scripts/install-deps.sh [--bench | --fuzz]   (--bench adds MuJoCo for the side-by-side
+# benchmark, --fuzz clang and its libFuzzer runtime for `make fuzz`)
 # Open MPI (libopenmpi-dev, openmpi-bin) is optional for the build; it gives `mbt sweep` its
 # distributed mode and lets the tests check it.
 set -eu
@@ -9,6 +10,7 @@ pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-d
 # The Python package: headers, numpy, pytest, and setuptools/pip for `pip install ./python`.
 pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-wheel python3-pip"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
+[ "${1:-}" = "--fuzz" ] && pkgs="$pkgs clang-14 libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

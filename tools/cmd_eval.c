@@ -4,6 +4,7 @@
  * Per state, with M(q)·v̇ + C(q,v)·v = tau_g(q) + tau (seed MultibodyTree):
  *   tau_id = M·v̇ + C·v − tau_g   (inverse dynamics: rigid-body terms and gravity only)
  *   qdd    = M⁻¹·(tau + tau_g − C·v − damping ⊙ v)   (forward dynamics, ABA). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,7 +334,7 @@ int mbt_cli_eval(int argc, char** argv) {
     FILE* f = stdout;
     if (out_path) {
       if (!cli_make_parent_dirs(kCmd, out_path) || !(f = fopen(out_path, "w"))) {
-        if (out_path && !f) cli_error(kCmd, "cannot write '%s'", out_path);
+        if (out_path && !f) cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
         free(json);
         goto done;
       }
@@ -343,11 +344,11 @@ int mbt_cli_eval(int argc, char** argv) {
     free(json);
     if (f != stdout) {
       if (fclose(f) != 0) {
-        cli_error(kCmd, "cannot write '%s'", out_path);
+        cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
         goto done;
       }
     } else if (fflush(stdout) != 0) {
-      cli_error(kCmd, "cannot write to stdout");
+      cli_error(kCmd, "cannot write to stdout: %s", strerror(errno));
       goto done;
     }
   }
