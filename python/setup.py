@@ -50,8 +50,8 @@ extension = Extension(
     sources=sources,
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src"), numpy.get_include()],
     define_macros=macros,
-    extra_compile_args=["-std=c11", "-O3", "-fvisibility=hidden"] + [f for f in flags if f.startswith("-I")],
-    extra_link_args=[f for f in flags if not f.startswith("-I")] + ["-lm"],
+    extra_compile_args=["-std=c11", "-O3", "-fvisibility=hidden", "-pthread"] + [f for f in flags if f.startswith("-I")],
+    extra_link_args=[f for f in flags if not f.startswith("-I")] + ["-lm", "-pthread"],
 )
 
 setup(ext_modules=[extension])

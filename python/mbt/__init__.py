@@ -8,11 +8,13 @@
     M = ctx.mass_matrix()
 
 Tree is the MultibodyTree (load_urdf or the builder methods), Context holds the state and
-computes, Simulator integrates in time. Every failed call raises an mbt.Error subclass
+computes, Simulator integrates in time, Batch spreads many states or
+simulations over threads. Every failed call raises an mbt.Error subclass
 carrying the library's message; bad array shapes or dtypes raise ValueError. See
 docs/python.md.
 """
 from ._mbt import (
+    Batch,
     Context,
     DuplicateError,
     Error,
@@ -38,7 +40,7 @@ from ._mbt import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "Context", "Simulator", "Tree", "load_urdf", "load_urdf_string", "status_string",
+    "Batch", "Context", "Simulator", "Tree", "load_urdf", "load_urdf_string", "status_string",
     "Error", "InvalidArgumentError", "NotFoundError", "DuplicateError", "FinalizedError",
     "NotFinalizedError", "TopologyError", "NonphysicalError", "SizeError", "NoMemoryError",
     "SingularError", "ParseError", "FileError", "StoppedError",

@@ -41,7 +41,16 @@ typedef struct {
   int nq, nv, nb;
 } ContextObject;
 
+typedef struct {
+  PyObject_HEAD
+  mbt_batch* batch;
+  TreeObject* tree;
+  int nq, nv, nb;
+  int running;             /* a batched call is under way (checked under the GIL) */
+} BatchObject;
+
 extern PyTypeObject Tree_Type;
+extern PyTypeObject Batch_Type;
 extern PyTypeObject Context_Type;
 extern PyTypeObject Simulator_Type;
 extern PyObject* mbtpy_Error;
@@ -87,6 +96,8 @@ PyObject* mbtpy_load_urdf_string(PyObject* self, PyObject* args, PyObject* kwarg
 PyObject* mbtpy_context_from_state(PyObject* self, PyObject* args);
 int mbtpy_tree_type_init(void);                    /* tree.c */
 extern PyMethodDef mbtpy_tree_query_methods[];    /* tree_query.c */
+int mbtpy_batch_begin(BatchObject* self);          /* batch.c: marks it running, or raises */
+PyObject* mbtpy_batch_rollouts(BatchObject* self, PyObject* args, PyObject* kwargs); /* rollouts.c */
 extern PyMethodDef mbtpy_context_calc_methods[];   /* context_calc.c */
 extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */
 

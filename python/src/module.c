@@ -303,10 +303,11 @@ PyMODINIT_FUNC PyInit__mbt(void) {
   if (!m) return NULL;
   Context_Type.tp_methods = join_methods(Context_Type.tp_methods);
   if (!Context_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
-      PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 ||
+      PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 || PyType_Ready(&Batch_Type) < 0 ||
       PyModule_AddObjectRef(m, "Tree", (PyObject*)&Tree_Type) < 0 ||
       PyModule_AddObjectRef(m, "Context", (PyObject*)&Context_Type) < 0 ||
-      PyModule_AddObjectRef(m, "Simulator", (PyObject*)&Simulator_Type) < 0) {
+      PyModule_AddObjectRef(m, "Simulator", (PyObject*)&Simulator_Type) < 0 ||
+      PyModule_AddObjectRef(m, "Batch", (PyObject*)&Batch_Type) < 0) {
     Py_DECREF(m);
     return NULL;
   }

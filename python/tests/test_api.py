@@ -243,11 +243,17 @@ def test_builder_frames_limits_gravity():
     ctx = tree.context()
     assert ctx.q[0] == 0.25 and ctx.joint_damping(j)[0] == 0.5
     tree.gravity = (-1.0, 0.0, 0.0)
+    # A context keeps the gravity it was made with until set_default(); new contexts take the tree's.
+    assert ctx.gravity_forces()[0] == 0.0
+    assert tree.context().gravity_forces()[0] == pytest.approx(-2.0)
+    ctx.set_default()
     assert ctx.gravity_forces()[0] == pytest.approx(-2.0)
 
 
 def test_copy_and_pickle(ur5_ctx):
     ur5_ctx.tree.gravity = (0, 0, -3.0)
+    ur5_ctx.set_default()
+    ur5_ctx.q = np.linspace(0.1, 0.6, 6)
     ur5_ctx.set_joint_damping(2, [0.7])
     ur5_ctx.lock_joint(3)
     ur5_ctx.time = 1.25
@@ -277,7 +283,7 @@ def test_type_stubs_cover_the_api():
     stub = pathlib.Path(mbt.__file__).with_name("__init__.pyi")
     module = ast.parse(stub.read_text())
     for node in module.body:
-        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator"):
+        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator", "Batch"):
             declared = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | \
                        {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
             actual = {n for n in dir(getattr(mbt, node.name)) if not n.startswith("_")}

@@ -57,6 +57,25 @@ def test_no_reference_or_memory_leak(ur5_ctx):
         assert end - start < 64 * 1024, f"{end - start} bytes kept after {N} calls"
 
 
+def test_batch_calls_do_not_leak(ur5):
+    batch = mbt.Batch(ur5, num_threads=2)
+    x = np.zeros((4, 12))
+    status = np.zeros(4, dtype=np.int32)
+    watched = (batch, ur5, x, status)
+    for call in (lambda: batch.inverse_dynamics(x, status=status),
+                 lambda: batch.forward_kinematics(x[:, :6])):
+        call()
+        before = [sys.getrefcount(o) for o in watched]
+        tracemalloc.start()
+        start, _ = tracemalloc.get_traced_memory()
+        for _ in range(N // 10):
+            call()
+        end, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert [sys.getrefcount(o) for o in watched] == before
+        assert end - start < 64 * 1024
+
+
 def test_objects_are_freed(ur5):
     """A context keeps its tree alive; both go when the last reference does."""
     n = sys.getrefcount(ur5)
