@@ -195,6 +195,8 @@ double mbt_bench_mj_inertia_error(const mbt_bench_mj* b);
 /* The whole benchmark as a command: `prog` names it in messages. argv[0] is the command's
  * name; see the usage text (mbt_bench_usage). Returns the process exit code. */
 int mbt_bench_main(int argc, char** argv, const char* prog);
+/* `--load [N]`: URDF load time of generated chains of 1000 .. N links (bench_load.c). */
+int mbt_bench_load(int max_links);
 void mbt_bench_usage(FILE* out, const char* prog);
 
 /* Writes a log-log plot of ns per body against bodies as SVG. series[s] has npts[s] points

@@ -59,6 +59,7 @@ void mbt_bench_usage(FILE* out, const char* prog) {
           "  --time SECONDS   measuring time per operation (default 0.25)\n"
           "  --states N       number of random states (default 1024)\n"
           "  --no-stages      skip the per-stage breakdown\n"
+          "  --load [N]       URDF load time of generated chains up to N links (default 100000)\n"
           "  --count OP N     (for bench/count_flops.py) run N calls of OP without timing; OP is\n"
           "                   fk, pk, vk, id, id_forces, crba, aba, crba_chol, stage:force,\n"
           "                   stage:rnea,\n"
@@ -725,6 +726,8 @@ int mbt_bench_main(int argc, char** argv, const char* prog) {
         fprintf(stderr, "%s: --states must be in 1..1000000\n", prog);
         return 2;
       }
+    } else if (strcmp(a, "--load") == 0) {
+      return mbt_bench_load(i + 1 < argc ? atoi(argv[i + 1]) : 100000);
     } else if (strcmp(a, "--count") == 0 && i + 2 < argc) {
       o.count_op = argv[++i];
       o.count_calls = atol(argv[++i]);
