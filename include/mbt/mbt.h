@@ -12,5 +12,6 @@
 #include "mbt/kinematics.h"
 #include "mbt/dynamics.h"
 #include "mbt/urdf.h"
+#include "mbt/contact.h"
 #include "mbt/sim.h"
 #endif
