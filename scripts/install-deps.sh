@@ -1,8 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages mbt needs to build and test, skipping those already present.
 # Usage: scripts/install-deps.sh [--bench]   (--bench adds MuJoCo for the side-by-side benchmark)
+# Open MPI (libopenmpi-dev, openmpi-bin) is optional for the build; it gives `mbt sweep` its
+# distributed mode and lets the tests check it.
 set -eu
-pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev"
+pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev
+  libopenmpi-dev openmpi-bin"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
 missing=""
 for p in $pkgs; do

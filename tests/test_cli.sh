@@ -183,7 +183,7 @@ has "$T/out" "q[0]" "info shows the q slice"
 has "$T/out" "└─ arm" "info draws the tree"
 has "$T/out" "nq = 1, nv = 1" "info counts"
 has "$T/out" "tree height: 2" "info tree height"
-has "$T/out" "visual" "info lists the loader's warnings"
+has "$T/out" "geometry: 1 visual, 0 collision" "info counts the geometry the loader kept"
 
 run 0 "info --json pendulum" "$MBT" info "$T/pendulum.urdf" --json
 near "info --json nq" "$(field "$T/out" nq)" "1" 0

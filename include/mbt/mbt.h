@@ -11,7 +11,9 @@
 #include "mbt/joints.h"
 #include "mbt/kinematics.h"
 #include "mbt/dynamics.h"
+#include "mbt/geometry.h"
 #include "mbt/urdf.h"
 #include "mbt/contact.h"
 #include "mbt/sim.h"
+#include "mbt/batch.h"
 #endif

@@ -14,9 +14,19 @@
  * Bodies and joints are added depth-first from the root, children in the order of their
  * <joint> elements, so q and v follow that order. The returned tree is finalized.
  *
- * Elements that do not affect the dynamics (visual, collision, material, transmission,
- * gazebo, mimic, calibration, safety_controller, unknown elements) are not errors: each is
- * listed as a warning "file:line: <element 'name'>: ...". Errors name the file, the line,
+ * <visual> and <collision> become the body's geometry (mbt/geometry.h): <origin> gives X_BG,
+ * <geometry> one of <box size>, <cylinder radius length>, <sphere radius>, <capsule radius
+ * length>, <mesh filename scale>; a visual's <material> gives its colour, either inline
+ * (<color rgba>) or by the name of a <material> defined at the robot level. A mesh keeps its
+ * file name as written and the file it resolves to: "package://NAME/REST" is looked up in the
+ * package paths of the options (NAME=DIR), then as the folder NAME beside the model, then as
+ * an ancestor folder of the model named NAME; "file://PATH" and absolute paths are taken as
+ * they are, relative paths against the model's folder. A mesh that resolves to no readable
+ * file keeps an empty resolved path and gets a warning.
+ *
+ * Elements that do not affect the dynamics nor the geometry (transmission, gazebo, mimic,
+ * calibration, safety_controller, texture, a collision's material, unknown elements) are not
+ * errors: each is listed as a warning "file:line: <element 'name'>: ...". Errors name the file, the line,
  * the element and the problem ("file:line: <joint 'elbow'>: ..."); on failure nothing
  * stays allocated. Details and the full list of checks: docs/urdf.md. */
 #ifndef MBT_URDF_H
@@ -55,12 +65,29 @@ typedef struct {
  * MBT_ERR_IO (cannot open or read), MBT_ERR_PARSE (empty, malformed XML, not <robot>,
  * missing element or attribute, bad number, unknown joint type), MBT_ERR_INVALID_ARGUMENT
  * (negative mass, damping or limit, zero axis, lower > upper, MBT_URDF_FLOATING with a
- * world link), MBT_ERR_NOT_FOUND (a joint names an unknown link), MBT_ERR_DUPLICATE,
+ * world link), MBT_ERR_NOT_FOUND (a joint names an unknown link, a
+ * visual names an undefined material), MBT_ERR_DUPLICATE,
  * MBT_ERR_TOPOLOGY (two parents, cycle, several roots), MBT_ERR_NONPHYSICAL. */
 int mbt_urdf_load_file(const char* path, int flags, mbt_urdf_result* result);
 /* Loads from a string in memory; `source_name` is used in messages (may be NULL). */
 int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,
                          mbt_urdf_result* result);
+
+/* Options of the loaders below. */
+typedef struct {
+  int flags;                          /* MBT_URDF_* */
+  const char* const* package_paths;   /* [num_package_paths] "NAME=DIR": package://NAME/... -> DIR/... */
+  int num_package_paths;
+  const char* base_dir;               /* the model's folder, for relative mesh paths and package
+                                         folders beside it; NULL: the folder of the file (or of
+                                         source_name) */
+} mbt_urdf_options;
+
+/* As mbt_urdf_load_file and mbt_urdf_load_string with options (NULL: none). A package path
+ * that is not NAME=DIR with both parts non-empty is MBT_ERR_INVALID_ARGUMENT. */
+int mbt_urdf_load_file_with_options(const char* path, const mbt_urdf_options* options, mbt_urdf_result* result);
+int mbt_urdf_load_string_with_options(const char* xml, size_t length, const char* source_name,
+                                      const mbt_urdf_options* options, mbt_urdf_result* result);
 /* Frees everything the result holds and zeroes it (the status is kept). Safe to call on
  * a failed or already freed result. */
 void mbt_urdf_result_free(mbt_urdf_result* result);

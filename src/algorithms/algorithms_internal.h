@@ -143,14 +143,6 @@ void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, c
 void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
                                  mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau);
 
-/* The gravity field g_W: the sum of the uniform gravity elements. */
-static inline mbt_vec3 mbt__gravity_W(const mbt_tree* tree) {
-  mbt_vec3 g = mbt_vec3_zero();
-  for (int e = 0; e < tree->num_forces; ++e)
-    if (tree->forces[e].type == MBT_FORCE_UNIFORM_GRAVITY) g = mbt_vec3_add(g, tree->forces[e].u.gravity.g_W);
-  return g;
-}
-
 /* Force element contributions (gravity, springs, user elements, joint damping) added into
  * `forces`, which is first zeroed. MBT_ERR_SINGULAR (forces unchanged) if a spring has zero
  * length. */

@@ -213,18 +213,16 @@ static int singular_error(const mbt_tree* tree, mbt_context* ctx, const mbt_node
                             mbt_value(pivot), MBT__CHOLESKY_RTOL, mbt_value(scale));
 }
 
-/* True when uniform gravity elements (sum g_W) are the only force elements with an effect
+/* True when the uniform gravity (the context's g_W) is the only force element with an effect
  * and no joint is damped: then gravity enters as the world's acceleration −g. */
 static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* ctx, mbt_vec3* g_W) {
-  mbt_vec3 g = mbt_vec3_zero();
   for (int e = 0; e < tree->num_forces; ++e) {
     const mbt_force_element* fe = &tree->forces[e];
-    if (fe->type == MBT_FORCE_UNIFORM_GRAVITY) g = mbt_vec3_add(g, fe->u.gravity.g_W);
-    else if (!(fe->type == MBT_FORCE_USER && !fe->u.user.fn)) return false;
+    if (fe->type != MBT_FORCE_UNIFORM_GRAVITY && !(fe->type == MBT_FORCE_USER && !fe->u.user.fn)) return false;
   }
   for (int k = 0; k < tree->nv; ++k)
     if (ctx->damping[k] != 0) return false;
-  *g_W = g;
+  *g_W = ctx->g_W;
   return true;
 }
 
@@ -347,7 +345,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
       const unsigned char free = (nv > 0 && !node_is_locked(ctx, n)) ? MBT__ABA_FREE : 0;
       flags[node] = free | ((free || (flags[n->parent_node] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0);
       if (flags[node] & MBT__ABA_ARTICULATED) {
-        rigid_from_body_inertia(&n->M_BBo_B, &pc->X_WB[node].R, M);
+        rigid_from_body_inertia(&ctx->M_BBo_B[node], &pc->X_WB[node].R, M);
         abi_set_rigid(&aba->P_B_W[node], M);
         bound_from_rigid(M, &aba->Ic_B_W[node]);
       }
@@ -541,6 +539,11 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
   const int nv = tree->nv, nn = tree->num_nodes;
   if (!vdot && nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_forward_dynamics_via_mass_matrix: vdot is NULL");
+  if (!ctx->scratch_nvnv)
+    return mbt__context_error(ctx, MBT_ERR_SIZE,
+                              "calc_forward_dynamics_via_mass_matrix: nv = %d is above %d, the largest model with a "
+                              "dense mass matrix; use mbt_calc_forward_dynamics (O(n))",
+                              nv, MBT_DENSE_MAX_NV);
   mbt__ensure_velocity_kinematics(tree, ctx);
   st = mbt__calc_force_elements(tree, ctx, ctx->forces);
   if (st) return st;

@@ -114,7 +114,7 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   for (int i = 1; i < nl; ++i) {
     const mbt_local_node* L = &nodes[i];
     local_pose_and_H(tree, ctx, L, &X_WM[L->parent], &X_WM[i], &H_Wo[L->v_start]);
-    moments_reexpress(&L->I_Mo_M, &X_WM[i].R, &Ic[i]);
+    moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   }
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];

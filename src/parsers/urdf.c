@@ -8,6 +8,8 @@
  * "file:line: <element 'name'>: problem". Conventions: docs/urdf.md. */
 #include "mbt/urdf.h"
 
+#include "mbt/geometry.h"
+
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
@@ -19,6 +21,8 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+
+#include "tree/names.h"
 
 #define WORLD_NAME "world"
 #define ROOT_JOINT_NAME "root_joint"
@@ -57,6 +61,22 @@ typedef struct {
   int tree_joint;
 } urdf_joint;
 
+/* A <material> defined at the robot level. */
+typedef struct {
+  const char* name;
+  int line;
+  bool has_rgba;
+  mbt_real rgba[4];
+} urdf_material;
+
+/* A <visual> or <collision> of a link (strings in the parser's pool). */
+typedef struct {
+  int link;
+  int line;
+  mbt_geometry_role role;
+  mbt_geometry_desc desc;
+} urdf_geometry;
+
 typedef struct {
   const char* source;
   int flags;
@@ -73,6 +93,15 @@ typedef struct {
   int* child_joints;         /* [num_joints] joints grouped by parent link, file order */
   int world_link;            /* -1 if no link is the world */
   char* robot_name;
+  urdf_material* materials;
+  int num_materials, cap_materials;
+  urdf_geometry* geoms;      /* in file order */
+  int num_geoms, cap_geoms;
+  char** package_names;      /* [num_packages] NAME of NAME=DIR */
+  char** package_dirs;
+  int num_packages;
+  char* model_dir;           /* "" for the current folder */
+  mbt_name_table link_names, joint_names;  /* name -> index (names.h) */
 } parser;
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -168,7 +197,13 @@ static bool is_element(const xmlNode* node, const char* name) {
 
 /* The value of attribute `name` (NULL if absent; then p->status tells out-of-memory). */
 static const char* attr(parser* p, const xmlNode* node, const char* name) {
-  if (!xmlHasNsProp(node, (const xmlChar*)name, NULL)) return NULL;
+  const xmlAttr* a = xmlHasNsProp(node, (const xmlChar*)name, NULL);
+  if (!a) return NULL;
+  /* A plain value is one text node owned by the document: no copy (copies of every
+   * attribute cost a third of the load time of a large model). */
+  if (a->type == XML_ATTRIBUTE_NODE && a->children && !a->children->next && a->children->type == XML_TEXT_NODE &&
+      a->children->content)
+    return (const char*)a->children->content;
   if (grow(p, (void**)&p->pool, &p->cap_pool, p->num_pool + 1, sizeof(xmlChar*))) return NULL;
   xmlChar* v = xmlGetNoNsProp(node, (const xmlChar*)name);
   if (!v) {
@@ -276,6 +311,306 @@ static int check_once(parser* p, const xmlNode* seen, const xmlNode* node, const
               (const char*)node->name, line_of(seen));
 }
 
+/* ---- geometry: <visual>, <collision>, <material> ------------------------------------------- */
+static int tree_fail(parser* p, const mbt_tree* tree, int status, int line, const char* kind, const char* name);
+
+static char* str_copy_n(const char* s, size_t n) {
+  char* c = malloc(n + 1);
+  if (c) {
+    memcpy(c, s, n);
+    c[n] = '\0';
+  }
+  return c;
+}
+
+static char* str_copy(const char* s) { return str_copy_n(s, strlen(s)); }
+
+/* <color rgba>: four numbers in [0, 1]. */
+static int parse_color(parser* p, const xmlNode* node, mbt_real rgba[4], const char* kind, const char* owner) {
+  const char* text = required_attr(p, node, "rgba", kind, owner, "color");
+  if (!text || parse_reals(p, node, text, "rgba", rgba, 4, kind, owner, "color")) return p->status;
+  for (int k = 0; k < 4; ++k)
+    if (rgba[k] < 0 || rgba[k] > 1)
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(node), kind, owner,
+                  "<color> rgba (%s, %s, %s, %s) is not within [0, 1]", num(rgba[0]).s, num(rgba[1]).s,
+                  num(rgba[2]).s, num(rgba[3]).s);
+  return MBT_OK;
+}
+
+/* The inside of a <material>: its <color> (at most one); <texture> is not kept. */
+static int parse_material_content(parser* p, const xmlNode* node, urdf_material* m, const char* kind,
+                                  const char* owner) {
+  const xmlNode* color = NULL;
+  for (const xmlNode* c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    if (is_element(c, "color")) {
+      if (check_once(p, color, c, kind, owner) || parse_color(p, c, m->rgba, kind, owner)) return p->status;
+      color = c;
+      m->has_rgba = true;
+    } else if (warn(p, line_of(c), kind, owner, "<material><%s> ignored (only colours are kept)",
+                    (const char*)c->name)) {
+      return p->status;
+    }
+  }
+  return MBT_OK;
+}
+
+static int find_material(const parser* p, const char* name) {
+  for (int i = 0; i < p->num_materials; ++i)
+    if (strcmp(p->materials[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* The <material name> elements of <robot>, read before the links that refer to them. */
+static int parse_robot_materials(parser* p, const xmlNode* robot) {
+  for (const xmlNode* c = robot->children; c; c = c->next) {
+    if (!is_element(c, "material")) continue;
+    const char* name = required_attr(p, c, "name", "material", NULL, "material");
+    if (!name) return p->status;
+    if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(c), "material", NULL, "the attribute 'name' is empty");
+    const int other = find_material(p, name);
+    if (other >= 0)
+      return fail(p, MBT_ERR_DUPLICATE, line_of(c), "material", name,
+                  "a material with this name is already declared at line %d", p->materials[other].line);
+    if (grow(p, (void**)&p->materials, &p->cap_materials, p->num_materials + 1, sizeof(urdf_material)))
+      return p->status;
+    urdf_material m;
+    memset(&m, 0, sizeof m);
+    m.name = name;
+    m.line = line_of(c);
+    if (parse_material_content(p, c, &m, "material", name)) return p->status;
+    p->materials[p->num_materials++] = m;
+  }
+  return MBT_OK;
+}
+
+/* A visual's <material>: inline <color>, else the robot-level material of that name. */
+static int parse_visual_material(parser* p, const xmlNode* node, mbt_geometry_desc* d, const char* owner) {
+  const char* name = attr(p, node, "name");
+  if (p->status) return p->status;
+  urdf_material m;
+  memset(&m, 0, sizeof m);
+  if (parse_material_content(p, node, &m, "link", owner)) return p->status;
+  d->material = name;
+  if (m.has_rgba || !name || !name[0]) {
+    d->has_rgba = m.has_rgba;
+    memcpy(d->rgba, m.rgba, sizeof d->rgba);
+    return MBT_OK;
+  }
+  const int k = find_material(p, name);
+  if (k < 0)
+    return fail(p, MBT_ERR_NOT_FOUND, line_of(node), "link", owner,
+                "<material '%s'> has no <color> and no robot-level <material> of that name", name);
+  d->has_rgba = p->materials[k].has_rgba;
+  memcpy(d->rgba, p->materials[k].rgba, sizeof d->rgba);
+  return MBT_OK;
+}
+
+/* One required positive dimension of a shape element, e.g. <sphere radius>. */
+static int shape_real(parser* p, const xmlNode* node, const char* name, mbt_real* out, const char* owner) {
+  const char* what = (const char*)node->name;
+  const char* text = required_attr(p, node, name, "link", owner, what);
+  return text ? parse_reals(p, node, text, name, out, 1, "link", owner, what) : p->status;
+}
+
+static int parse_shape_element(parser* p, const xmlNode* s, mbt_geometry_desc* d, const char* owner) {
+  mbt_shape* sh = &d->shape;
+  if (is_element(s, "box")) {
+    *sh = mbt_shape_box(0, 0, 0);
+    const char* text = required_attr(p, s, "size", "link", owner, "box");
+    return text ? parse_reals(p, s, text, "size", sh->size.v, 3, "link", owner, "box") : p->status;
+  }
+  if (is_element(s, "sphere")) {
+    *sh = mbt_shape_sphere(0);
+    return shape_real(p, s, "radius", &sh->radius, owner);
+  }
+  if (is_element(s, "cylinder") || is_element(s, "capsule")) {
+    *sh = is_element(s, "cylinder") ? mbt_shape_cylinder(0, 0) : mbt_shape_capsule(0, 0);
+    if (shape_real(p, s, "radius", &sh->radius, owner)) return p->status;
+    return shape_real(p, s, "length", &sh->length, owner);
+  }
+  *sh = mbt_shape_mesh(1, 1, 1);
+  const char* file = required_attr(p, s, "filename", "link", owner, "mesh");
+  if (!file) return p->status;
+  if (!file[0]) return fail(p, MBT_ERR_PARSE, line_of(s), "link", owner, "<mesh> attribute 'filename' is empty");
+  d->mesh_file = file;
+  return optional_vec3(p, s, "scale", &sh->scale, "link", owner, "mesh");
+}
+
+/* <geometry>: exactly one of box, sphere, cylinder, capsule, mesh. */
+static int parse_shape(parser* p, const xmlNode* node, mbt_geometry_desc* d, const char* owner, const char* role) {
+  const xmlNode* shape = NULL;
+  for (const xmlNode* c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    if (!(is_element(c, "box") || is_element(c, "sphere") || is_element(c, "cylinder") || is_element(c, "capsule") ||
+          is_element(c, "mesh")))
+      return fail(p, MBT_ERR_PARSE, line_of(c), "link", owner,
+                  "<%s><geometry>: unknown shape <%s> (expected box, sphere, cylinder, capsule or mesh)", role,
+                  (const char*)c->name);
+    if (shape)
+      return fail(p, MBT_ERR_PARSE, line_of(c), "link", owner, "<%s><geometry> has a second shape <%s> (first at line %d)",
+                  role, (const char*)c->name, line_of(shape));
+    shape = c;
+  }
+  if (!shape)
+    return fail(p, MBT_ERR_PARSE, line_of(node), "link", owner, "<%s><geometry> has no shape", role);
+  return parse_shape_element(p, shape, d, owner);
+}
+
+/* <visual> or <collision> of link `link`: recorded, added to the tree in pass 3. */
+static int parse_geometry(parser* p, const xmlNode* node, int link) {
+  const char* owner = p->links[link].name;
+  const bool visual = is_element(node, "visual");
+  const char* role = visual ? "visual" : "collision";
+  urdf_geometry g;
+  memset(&g, 0, sizeof g);
+  g.link = link;
+  g.line = line_of(node);
+  g.role = visual ? MBT_ROLE_VISUAL : MBT_ROLE_COLLISION;
+  g.desc = mbt_geometry_desc_default();
+  g.desc.name = attr(p, node, "name");
+  if (p->status) return p->status;
+  const xmlNode *origin = NULL, *geometry = NULL, *material = NULL;
+  for (const xmlNode* c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    const xmlNode** slot = is_element(c, "origin")                ? &origin
+                           : is_element(c, "geometry")            ? &geometry
+                           : visual && is_element(c, "material") ? &material
+                                                                  : NULL;
+    if (slot) {
+      if (check_once(p, *slot, c, "link", owner)) return p->status;
+      *slot = c;
+    } else if (warn(p, line_of(c), "link", owner, "<%s><%s> ignored", role, (const char*)c->name)) {
+      return p->status;
+    }
+  }
+  if (!geometry)
+    return fail(p, MBT_ERR_PARSE, g.line, "link", owner, "<%s> is missing the required element <geometry>", role);
+  if ((origin && parse_origin(p, origin, &g.desc.X_BG, "link", owner)) || parse_shape(p, geometry, &g.desc, owner, role) ||
+      (material && parse_visual_material(p, material, &g.desc, owner)))
+    return p->status;
+  if (grow(p, (void**)&p->geoms, &p->cap_geoms, p->num_geoms + 1, sizeof(urdf_geometry))) return p->status;
+  p->geoms[p->num_geoms++] = g;
+  return MBT_OK;
+}
+
+/* ---- mesh files ---------------------------------------------------------------------------- */
+static char* join_path(const char* dir, const char* rest) {
+  const size_t n = strlen(dir) + strlen(rest) + 2;
+  char* s = malloc(n);
+  if (s) snprintf(s, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "", rest);
+  return s;
+}
+
+static bool readable(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* Keeps `path` if it is a readable file (*out = path), else frees it. */
+static bool take_if_readable(char* path, char** out) {
+  if (path && readable(path)) {
+    *out = path;
+    return true;
+  }
+  free(path);
+  return false;
+}
+
+/* package://NAME/REST: DIR/REST of a NAME=DIR package path, then MODEL_DIR/NAME/REST, then
+ * ANCESTOR/REST for the nearest ancestor of the model's folder named NAME. */
+static bool resolve_package(const parser* p, const char* name, size_t name_len, const char* rest, char** out) {
+  for (int k = 0; k < p->num_packages; ++k)
+    if (strlen(p->package_names[k]) == name_len && strncmp(p->package_names[k], name, name_len) == 0 &&
+        take_if_readable(join_path(p->package_dirs[k], rest), out))
+      return true;
+  char dir[4096];
+  const int n = snprintf(dir, sizeof dir, "%s", p->model_dir);
+  if (n < 0 || (size_t)n >= sizeof dir) return false;
+  char sub[4096 + 256];
+  if (name_len < 256) {
+    snprintf(sub, sizeof sub, "%s%s%.*s", dir, dir[0] ? "/" : "", (int)name_len, name);
+    if (take_if_readable(join_path(sub, rest), out)) return true;
+  }
+  for (char* slash = strrchr(dir, '/'); dir[0]; slash = strrchr(dir, '/')) {
+    const char* base = slash ? slash + 1 : dir;
+    if (strlen(base) == name_len && strncmp(base, name, name_len) == 0) return take_if_readable(join_path(dir, rest), out);
+    if (!slash || slash == dir) break;
+    *slash = '\0';
+  }
+  return false;
+}
+
+/* The file a mesh name resolves to (malloc'd), or NULL with a warning. */
+static char* resolve_mesh(parser* p, const urdf_geometry* g) {
+  const char* file = g->desc.mesh_file;
+  const char* owner = p->links[g->link].name;
+  char* out = NULL;
+  if (strncmp(file, "package://", 10) == 0) {
+    const char* name = file + 10;
+    const char* slash = strchr(name, '/');
+    if (slash && slash > name && resolve_package(p, name, (size_t)(slash - name), slash + 1, &out)) return out;
+    const int len = slash ? (int)(slash - name) : (int)strlen(name);
+    warn(p, g->line, "link", owner,
+         "<mesh> '%s': no readable file in a package path '%.*s=DIR', in '%.*s' beside the model, or in an "
+         "ancestor folder named so",
+         file, len, name, len, name);
+    return NULL;
+  }
+  const bool scheme = strncmp(file, "file://", 7) == 0;
+  const char* path = scheme ? file + 7 : file;
+  if (take_if_readable(path[0] == '/' ? str_copy(path) : join_path(p->model_dir, path), &out)) return out;
+  warn(p, g->line, "link", owner, "<mesh> '%s': no readable file there (relative paths start at '%s')", file,
+       p->model_dir[0] ? p->model_dir : ".");
+  return NULL;
+}
+
+/* Pass 3: the geometry of every link, on its body. */
+static int add_geometries(parser* p, mbt_tree* tree) {
+  for (int i = 0; i < p->num_geoms && p->status == MBT_OK; ++i) {
+    urdf_geometry* g = &p->geoms[i];
+    char* path = g->desc.shape.type == MBT_SHAPE_MESH ? resolve_mesh(p, g) : NULL;
+    if (p->status) {
+      free(path);
+      break;
+    }
+    g->desc.mesh_path = path;
+    const int s = mbt_tree_add_geometry(tree, p->links[g->link].body, g->role, &g->desc);
+    g->desc.mesh_path = NULL;
+    free(path);
+    if (s < 0) tree_fail(p, tree, s, g->line, "link", p->links[g->link].name);
+  }
+  return p->status;
+}
+
+/* The package paths "NAME=DIR" and the model's folder. */
+static int set_paths(parser* p, const mbt_urdf_options* o, const char* source) {
+  const int n = o ? o->num_package_paths : 0;
+  if (n > 0 && !o->package_paths) return fail(p, MBT_ERR_INVALID_ARGUMENT, 0, NULL, NULL, "package paths: NULL array");
+  if (n > 0) {
+    p->package_names = calloc((size_t)n, sizeof(char*));
+    p->package_dirs = calloc((size_t)n, sizeof(char*));
+    if (!p->package_names || !p->package_dirs) return no_memory(p);
+  }
+  for (int k = 0; k < n; ++k) {
+    const char* spec = o->package_paths[k];
+    const char* eq = spec ? strchr(spec, '=') : NULL;
+    if (!eq || eq == spec || !eq[1])
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, 0, NULL, NULL, "package path '%s': expected NAME=DIR", spec ? spec : "(null)");
+    p->package_names[k] = str_copy_n(spec, (size_t)(eq - spec));
+    p->package_dirs[k] = str_copy(eq + 1);
+    p->num_packages = k + 1;
+    if (!p->package_names[k] || !p->package_dirs[k]) return no_memory(p);
+  }
+  const char* slash = source ? strrchr(source, '/') : NULL;
+  if (o && o->base_dir)
+    p->model_dir = str_copy(o->base_dir);
+  else
+    p->model_dir = slash ? str_copy_n(source, slash == source ? 1 : (size_t)(slash - source)) : str_copy("");
+  return p->model_dir ? MBT_OK : no_memory(p);
+}
+
 /* ---- links ------------------------------------------------------------------------------- */
 /* Principal moments of the central inertia I_BBcm: physical iff λ₀ >= 0 and λ₀ + λ₁ >= λ₂
  * (triangle inequality), to the tolerance of the tree's check (1e-12 of the largest). A
@@ -367,16 +702,15 @@ static int parse_inertial(parser* p, const xmlNode* node, urdf_link* L) {
   return MBT_OK;
 }
 
-static int find_link(const parser* p, const char* name) {
-  for (int i = 0; i < p->num_links; ++i)
-    if (strcmp(p->links[i].name, name) == 0) return i;
-  return -1;
+/* Hash lookups: loading n links and joints costs O(n), not O(n²). */
+static int find_link(parser* p, const char* name) {
+  (void)mbt__names_sync(&p->link_names, p->links, sizeof p->links[0], p->num_links);
+  return mbt__names_find(&p->link_names, p->links, sizeof p->links[0], p->num_links, name);
 }
 
-static int find_joint(const parser* p, const char* name) {
-  for (int i = 0; i < p->num_joints; ++i)
-    if (strcmp(p->joints[i].name, name) == 0) return i;
-  return -1;
+static int find_joint(parser* p, const char* name) {
+  (void)mbt__names_sync(&p->joint_names, p->joints, sizeof p->joints[0], p->num_joints);
+  return mbt__names_find(&p->joint_names, p->joints, sizeof p->joints[0], p->num_joints, name);
 }
 
 static urdf_link* new_link(parser* p, const char* name, int line) {
@@ -409,8 +743,7 @@ static int parse_link(parser* p, const xmlNode* node) {
       if (check_once(p, inertial, c, "link", name) || parse_inertial(p, c, L)) return p->status;
       inertial = c;
     } else if (is_element(c, "visual") || is_element(c, "collision")) {
-      if (warn(p, line_of(c), "link", name, "<%s> ignored (mbt models no geometry)", (const char*)c->name))
-        return p->status;
+      if (parse_geometry(p, c, index)) return p->status;
     } else if (warn(p, line_of(c), "link", name, "unknown element <%s> ignored", (const char*)c->name)) {
       return p->status;
     }
@@ -563,13 +896,16 @@ static int parse_robot(parser* p, const xmlNode* robot) {
   p->robot_name = malloc(name ? strlen(name) + 1 : 1);
   if (!p->robot_name) return no_memory(p);
   strcpy(p->robot_name, name ? name : "");
+  if (parse_robot_materials(p, robot)) return p->status;
   for (const xmlNode* c = robot->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE) continue;
     if (is_element(c, "link")) {
       if (parse_link(p, c)) return p->status;
     } else if (is_element(c, "joint")) {
       if (parse_joint(p, c)) return p->status;
-    } else if (is_element(c, "transmission") || is_element(c, "gazebo") || is_element(c, "material")) {
+    } else if (is_element(c, "material")) {
+      continue; /* read by parse_robot_materials */
+    } else if (is_element(c, "transmission") || is_element(c, "gazebo")) {
       const char* n = attr(p, c, "name");
       if (p->status) return p->status;
       if (n && n[0] ? warn(p, line_of(c), (const char*)c->name, n, "ignored (not modelled in dynamics)")
@@ -843,6 +1179,7 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     if (L->parent_joint >= 0) add_joint(p, tree, &p->joints[L->parent_joint]);
   }
   free(order);
+  if (p->status == MBT_OK) add_geometries(p, tree);
   if (p->status == MBT_OK) {
     const int s = mbt_tree_finalize(tree);
     if (s) fail(p, s, 0, NULL, NULL, "%s", mbt_tree_last_error(tree));
@@ -903,6 +1240,17 @@ static void parser_free(parser* p) {
   free(p->joints);
   free(p->child_joints);
   free(p->robot_name);
+  free(p->materials);
+  free(p->geoms);
+  for (int k = 0; k < p->num_packages; ++k) {
+    free(p->package_names[k]);
+    free(p->package_dirs[k]);
+  }
+  free(p->package_names);
+  free(p->package_dirs);
+  free(p->model_dir);
+  mbt__names_free(&p->link_names);
+  mbt__names_free(&p->joint_names);
 }
 
 static bool all_space(const char* s, size_t n) {
@@ -911,15 +1259,18 @@ static bool all_space(const char* s, size_t n) {
   return true;
 }
 
-static int load(const char* xml, size_t length, const char* source, int flags, mbt_urdf_result* result) {
+static int load(const char* xml, size_t length, const char* source, const mbt_urdf_options* options,
+                mbt_urdf_result* result) {
   parser p;
   memset(&p, 0, sizeof p);
   p.source = source && source[0] ? source : "<string>";
-  p.flags = flags;
+  p.flags = options ? options->flags : 0;
   p.world_link = -1;
   xmlDocPtr doc = NULL;
   xmlParserCtxtPtr ctxt = NULL;
-  if (!xml) {
+  if (set_paths(&p, options, source)) {
+    /* the message is recorded */
+  } else if (!xml) {
     fail(&p, MBT_ERR_INVALID_ARGUMENT, 0, NULL, NULL, "no URDF text (NULL)");
   } else if (length == 0 || all_space(xml, length)) {
     fail(&p, MBT_ERR_PARSE, 1, NULL, NULL, "empty file: expected a URDF <robot> element");
@@ -929,13 +1280,16 @@ static int load(const char* xml, size_t length, const char* source, int flags, m
     no_memory(&p);
   } else {
     /* Never print: errors go to a silent structured handler and are read back from the
-     * context. No network, no external entities, line numbers above 65535. */
+     * context. No network, no external entities, line numbers above 65535; no text nodes
+     * for the blanks between elements and short texts stored in their nodes (fewer
+     * allocations: URDF has no mixed content). */
     xml_first_error first;
     memset(&first, 0, sizeof first);
     ctxt->sax->serror = record_error;
     ctxt->_private = &first;
     doc = xmlCtxtReadMemory(ctxt, xml, (int)length, p.source, NULL,
-                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
+                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
+                                XML_PARSE_NOBLANKS | XML_PARSE_COMPACT);
     if (!doc || !ctxt->wellFormed) {
       if (!first.set) {
         const xmlError* e = xmlCtxtGetLastError(ctxt);
@@ -978,14 +1332,25 @@ static int load(const char* xml, size_t length, const char* source, int flags, m
   return MBT_OK;
 }
 
-int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,
-                         mbt_urdf_result* result) {
+int mbt_urdf_load_string_with_options(const char* xml, size_t length, const char* source_name,
+                                      const mbt_urdf_options* options, mbt_urdf_result* result) {
   if (!result) return MBT_ERR_INVALID_ARGUMENT;
   memset(result, 0, sizeof *result);
-  return load(xml, length, source_name, flags, result);
+  return load(xml, length, source_name, options, result);
+}
+
+int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,
+                         mbt_urdf_result* result) {
+  const mbt_urdf_options options = {flags, NULL, 0, NULL};
+  return mbt_urdf_load_string_with_options(xml, length, source_name, &options, result);
 }
 
 int mbt_urdf_load_file(const char* path, int flags, mbt_urdf_result* result) {
+  const mbt_urdf_options options = {flags, NULL, 0, NULL};
+  return mbt_urdf_load_file_with_options(path, &options, result);
+}
+
+int mbt_urdf_load_file_with_options(const char* path, const mbt_urdf_options* options, mbt_urdf_result* result) {
   if (!result) return MBT_ERR_INVALID_ARGUMENT;
   memset(result, 0, sizeof *result);
   if (!path) {
@@ -1031,7 +1396,7 @@ int mbt_urdf_load_file(const char* path, int flags, mbt_urdf_result* result) {
       snprintf(result->error, sizeof result->error, "%s: out of memory", path);
     return status;
   }
-  status = load(buf, len, path, flags, result);
+  status = load(buf, len, path, options, result);
   free(buf);
   return status;
 }

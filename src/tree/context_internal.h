@@ -1,6 +1,19 @@
 /* context_internal.h: the layout of mbt_context (not installed): state, parameters,
  * kinematics caches, and the scratch memory of the algorithms, all allocated at creation.
- * Per-body arrays are indexed by body node. */
+ * Per-body arrays are indexed by body node, per-local-node arrays by local node
+ * (tree_internal.h).
+ *
+ * Parameters (Drake keeps them in the context too): the algorithms read the body inertias, the
+ * merged inertias of the local nodes, joint damping and gravity from here, never from the tree.
+ * mbt_context_create and mbt_tree_set_default_context set them from the tree's values:
+ *   M_BBo_B[node]   the body's spatial inertia about Bo, in B (the tree's mbt_body.M_BBo_B);
+ *   I_Mo_M[local]   the sum over the bodies carried by the local node (its own and every body
+ *                   welded to it, mbt_node.host = local) of M_BBo_B moved by mbt_node.X_HB, about
+ *                   Mo in M, by moments (mbt_inertia_moments); I_Mo_M[0] (the world) is unused;
+ *   damping[v]      joint damping per velocity (the joint's default damping; 0 without a joint);
+ *   g_W             the uniform gravity field (force element 0, mbt_tree_gravity).
+ * A change of M_BBo_B[node] must be followed by mbt__context_update_body_inertia(ctx, node), which
+ * recomputes I_Mo_M of the body's host and invalidates what depends on inertias. */
 #ifndef MBT_CONTEXT_INTERNAL_H
 #define MBT_CONTEXT_INTERNAL_H
 
@@ -8,7 +21,12 @@
 
 /* mbt_inertia_moments: tree_internal.h. */
 
+/* Above this many velocities the context holds no dense nv×nv matrix (nv² doubles: 128 MiB at
+ * 4096) and the dense-matrix algorithms return MBT_ERR_SIZE. */
+#define MBT_DENSE_MAX_NV 4096
+
 /* Seed PositionKinematicsCache. */
+
 typedef struct {
   mbt_transform* X_WB;          /* pose of each body in W */
   mbt_transform* X_PB;          /* pose of each body in its parent (only by the public */
@@ -80,7 +98,11 @@ struct mbt_context {
   mbt_real time;
   mbt_real* q;                  /* [nq] */
   mbt_real* v;                  /* [nv] */
+  /* parameters (above) */
+  mbt_spatial_inertia* M_BBo_B; /* [num_nodes] body inertias about Bo, in B */
+  mbt_inertia_moments* I_Mo_M;  /* [num_local_nodes] merged inertias of the local nodes, about Mo, in M */
   mbt_real* damping;            /* [nv] per-context joint damping */
+  mbt_vec3 g_W;                 /* uniform gravity */
   bool* joint_locked;           /* [num_joints] */
   bool* v_locked;               /* [nv] true where the joint owning the dof is locked */
   bool any_locked;
@@ -104,7 +126,7 @@ struct mbt_context {
                                            else the last of the nearest ancestor with any), −1 */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
   mbt_real* scratch_nv[4];              /* [nv] each */
-  mbt_real* scratch_nvnv;               /* [nv*nv] */
+  mbt_real* scratch_nvnv;               /* [nv*nv], NULL if nv > MBT_DENSE_MAX_NV */
   mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
   mbt_real* sin_q;                      /* [nq] sin q_i, cos q_i at the q index i of every revolute or */
   mbt_real* cos_q;                      /* screw angle (tree->angle_q), valid with sincos_valid */
@@ -128,5 +150,20 @@ static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->sincos_valid = false;
 }
 static inline void mbt__context_invalidate_v(mbt_context* ctx) { ctx->velocity_valid = false; }
+/* Called by every setter of an inertia parameter: the poses stay valid, the inertias in W and the
+ * articulated inertias do not. */
+static inline void mbt__context_invalidate_inertias(mbt_context* ctx) {
+  ctx->position_valid = false;
+  ctx->aba_position_valid = false;
+}
+
+/* After ctx->M_BBo_B[node] changed (node ≥ 1, a body node): recomputes ctx->I_Mo_M of the local
+ * node that carries the body (tree->nodes[node].host) from the inertias of all the bodies it
+ * carries, and invalidates the caches that depend on inertias. The caller checks the new inertia
+ * (mass ≥ 0, finite, physically valid) first. Cost: the size of the host's subtree of body nodes. */
+void mbt__context_update_body_inertia(mbt_context* ctx, int node);
+/* Recomputes every ctx->I_Mo_M from ctx->M_BBo_B (linear in the number of bodies) and invalidates
+ * the caches that depend on inertias. */
+void mbt__context_update_all_inertias(mbt_context* ctx);
 
 #endif /* MBT_CONTEXT_INTERNAL_H */

@@ -37,24 +37,6 @@ static void derive_node(mbt_node* n) {
   n->p_MoBo_B = n->X_MB_is_identity ? mbt_vec3_zero() : mbt_mat3_tmul_vec(&n->X_MB.R, n->X_MB.p);
 }
 
-/* M_SBo_B of a body moved to the frame H with X_HB, as moments about Ho in H:
- * p_HoScm = p_HoBo + R_HB·p_BoScm, G_SHo = R_HB·(G_SBo − G(p_BoScm))·R_HBᵀ + G(p_HoScm) (parallel-axis
- * theorem through Scm, G(p) = |p|²·1 − p·pᵀ), then h = m·p_HoScm, K = m·G_SHo. */
-static void moments_add_body(mbt_inertia_moments* I, const mbt_spatial_inertia* M_SBo_B, const mbt_transform* X_HB) {
-  const mbt_real m = M_SBo_B->mass;
-  const mbt_vec3 c_B = M_SBo_B->p_PScm_E;
-  mbt_unit_inertia G = M_SBo_B->G_SP_E;
-  const mbt_unit_inertia Gc = mbt_unit_inertia_point_mass(c_B);
-  G.xx -= Gc.xx, G.yy -= Gc.yy, G.zz -= Gc.zz, G.xy -= Gc.xy, G.xz -= Gc.xz, G.yz -= Gc.yz;
-  const mbt_vec3 c_H = mbt_vec3_add(X_HB->p, mbt_mat3_mul_vec(&X_HB->R, c_B));
-  G = mbt_unit_inertia_reexpress(&G, &X_HB->R);
-  const mbt_unit_inertia Gp = mbt_unit_inertia_point_mass(c_H);
-  I->K[0] += m * (G.xx + Gp.xx), I->K[1] += m * (G.yy + Gp.yy), I->K[2] += m * (G.zz + Gp.zz);
-  I->K[3] += m * (G.xy + Gp.xy), I->K[4] += m * (G.xz + Gp.xz), I->K[5] += m * (G.yz + Gp.yz);
-  I->h = mbt_vec3_axpy(I->h, m, c_H);
-  I->m += m;
-}
-
 /* R_MM̃ = P for a revolute or prismatic axis â (in F = M at q = 0): the columns of P are the axes
  * x̃, ỹ, z̃ = â of a right-handed frame, so that R_F̃M̃ = Pᵀ·R_FM·P is the rotation about z̃. For
  * â = ±ê_k, (k, i, j) cyclic, P is a signed permutation, exact: (ê_i, ê_j, ê_k) or
@@ -86,23 +68,26 @@ static mbt_mat3 axis_frame(const mbt_node* n) {
  * with X_HB = X_HP·X_PB_weld; a moving body starts one with X_HB = X_MB and its inboard frame at
  * X_AF = X_HP·X_PF in the host of its parent. A revolute or prismatic node's frames F and M are
  * replaced by F̃ = F·P, M̃ = M·P with ẑ along the axis (axis_frame): X_AF̃ = X_AF·P, X_M̃B = Pᵀ·X_MB.
- * Returns their number. */
-static int build_local_nodes(const mbt_node* nodes, int nb, mbt_local_node* local, int* host,
-                             mbt_transform* X_HB) {
+ * Sets every node's host and X_HB; returns the number of local nodes. */
+static int build_local_nodes(mbt_node* nodes, int nb, mbt_local_node* local) {
   memset(local, 0, (size_t)nb * sizeof *local);
   local[0].type = MBT_MOBILIZER_WELD;
   int num = 1;
   for (int n = 0; n < nb; ++n) {
-    const mbt_node* nd = &nodes[n];
+    mbt_node* nd = &nodes[n];
+    int* host = &nd->host;
+    mbt_transform* X_HB = &nd->X_HB;
     if (n == 0) {
-      host[0] = 0;
-      X_HB[0] = mbt_transform_identity();
+      *host = 0;
+      *X_HB = mbt_transform_identity();
     } else if (nd->type == MBT_MOBILIZER_WELD) {
-      host[n] = host[nd->parent_node];
-      X_HB[n] = mbt_transform_compose(&X_HB[nd->parent_node], &nd->X_PB_weld);
+      const mbt_node* P = &nodes[nd->parent_node];
+      *host = P->host;
+      *X_HB = mbt_transform_compose(&P->X_HB, &nd->X_PB_weld);
     } else {
+      const mbt_node* P = &nodes[nd->parent_node];
       mbt_local_node* L = &local[num];
-      L->parent = host[nd->parent_node];
+      L->parent = P->host;
       L->node = n;
       L->type = nd->type;
       L->axis_k = nd->axis_k;
@@ -110,20 +95,19 @@ static int build_local_nodes(const mbt_node* nodes, int nb, mbt_local_node* loca
       L->q_start = nd->q_start;
       L->v_start = nd->v_start;
       L->axis = nd->axis;
-      L->X_AF = mbt_transform_compose(&X_HB[nd->parent_node], &nd->X_PF);
-      X_HB[n] = nd->X_MB;
+      L->X_AF = mbt_transform_compose(&P->X_HB, &nd->X_PF);
+      *X_HB = nd->X_MB;
       if (nd->type == MBT_MOBILIZER_REVOLUTE || nd->type == MBT_MOBILIZER_PRISMATIC) {
-        const mbt_mat3 P = axis_frame(nd);
-        L->X_AF.R = mbt_mat3_mul(&L->X_AF.R, &P);
-        X_HB[n].R = mbt_mat3_tmul(&P, &nd->X_MB.R);
-        X_HB[n].p = mbt_mat3_tmul_vec(&P, nd->X_MB.p);
+        const mbt_mat3 Pz = axis_frame(nd);
+        L->X_AF.R = mbt_mat3_mul(&L->X_AF.R, &Pz);
+        X_HB->R = mbt_mat3_tmul(&Pz, &nd->X_MB.R);
+        X_HB->p = mbt_mat3_tmul_vec(&Pz, nd->X_MB.p);
         L->axis = mbt_vec3_make(0, 0, 1);
         L->axis_k = 3;
       }
       L->R_AF_is_identity = mat3_is_identity(&L->X_AF.R);
-      host[n] = num++;
+      *host = num++;
     }
-    moments_add_body(&local[host[n]].I_Mo_M, &nd->M_BBo_B, &X_HB[n]);
   }
   return num;
 }
@@ -175,10 +159,8 @@ int mbt_tree_finalize(mbt_tree* tree) {
   int* stack = calloc((size_t)nb, sizeof *stack);
   int* order = calloc((size_t)nb, sizeof *order);
   int* level_count = calloc((size_t)nb + 1, sizeof *level_count);
-  int* host = calloc((size_t)nb, sizeof *host);
-  mbt_transform* X_HB = calloc((size_t)nb, sizeof *X_HB);
   if (status == MBT_OK && (!nodes || !level_start || !level_nodes || !children || !v_node || !stack || !order ||
-                           !level_count || !host || !X_HB ||
+                           !level_count ||
                            mbt__tree_reserve(tree, 0, num_floating, 0, 0)))
     status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
   if (status != MBT_OK) {
@@ -192,8 +174,6 @@ int mbt_tree_finalize(mbt_tree* tree) {
     free(stack);
     free(order);
     free(level_count);
-    free(host);
-    free(X_HB);
     return status;
   }
 
@@ -278,7 +258,6 @@ int mbt_tree_finalize(mbt_tree* tree) {
       node->X_PF = mbt_transform_identity();
       node->X_MB = mbt_transform_identity();
       node->X_PF_is_identity = node->X_MB_is_identity = true;
-      node->M_BBo_B = tree->bodies[0].M_BBo_B;
     } else {
       mbt__node_from_mobilizer(tree, tree->bodies[b].mobilizer, node);
     }
@@ -291,9 +270,7 @@ int mbt_tree_finalize(mbt_tree* tree) {
     if (nodes[n].subtree_end > nodes[p].subtree_end) nodes[p].subtree_end = nodes[n].subtree_end;
   }
   free(order);
-  tree->num_local_nodes = build_local_nodes(nodes, nb, (mbt_local_node*)(void*)(nodes + nb), host, X_HB);
-  free(host);
-  free(X_HB);
+  tree->num_local_nodes = build_local_nodes(nodes, nb, (mbt_local_node*)(void*)(nodes + nb));
 
   tree->nodes = nodes;
   tree->local_nodes = (mbt_local_node*)(void*)(nodes + nb);
