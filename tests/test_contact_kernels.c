@@ -23,7 +23,7 @@ static mbt_transform rot_at(const mbt_mat3* R, mbt_real x, mbt_real y, mbt_real 
 static mbt__contact_point one_contact(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b,
                                       const mbt_transform* X_WB) {
   mbt__contact_point c[MBT__MAX_PAIR_CONTACTS];
-  assert_int_equal(mbt__collide(a, X_WA, b, X_WB, c), 1);
+  assert_int_equal(mbt__collide(a, X_WA, b, X_WB, 0, c), 1);
   return c[0];
 }
 
@@ -39,7 +39,7 @@ static void test_sphere_pairs(void** state) {
   tu_assert_vec3_near(c.nhat_BA_W, mbt_vec3_make(0, 0, -1), 1e-14);
   const mbt_transform Xfar = at(0, 0.81, 0);
   mbt__contact_point none[MBT__MAX_PAIR_CONTACTS];
-  assert_int_equal(mbt__collide(&s1, &Xfar, &s2, &XB, none), 0);
+  assert_int_equal(mbt__collide(&s1, &Xfar, &s2, &XB, 0, none), 0);
   /* Against a half space tilted by 30° about x: its normal is R·z. */
   const mbt_mat3 R = mbt_rotation_x(TU_PI / 6);
   const mbt__cshape H = mbt__cshape_half_space();
@@ -48,6 +48,11 @@ static void test_sphere_pairs(void** state) {
   const mbt_transform XS = at(1 + 0.4 * n.v[0], 2 + 0.4 * n.v[1], 3 + 0.4 * n.v[2]);
   c = one_contact(&s1, &XS, &H, &XH);
   assert_near(c.depth, 0.1, 1e-14);
+  /* 1 mm above the plane: nothing, or a speculative point of depth −1 mm within a 2 mm margin. */
+  const mbt_transform Xabove = at(1 + 0.501 * n.v[0], 2 + 0.501 * n.v[1], 3 + 0.501 * n.v[2]);
+  assert_int_equal(mbt__collide(&s1, &Xabove, &H, &XH, 0, none), 0);
+  assert_int_equal(mbt__collide(&s1, &Xabove, &H, &XH, 2e-3, none), 1);
+  assert_near(none[0].depth, -1e-3, 1e-14);
   tu_assert_vec3_near(c.nhat_BA_W, n, 1e-14);
   tu_assert_vec3_near(c.p_WC, mbt_vec3_axpy(XH.p, -0.05, n), 1e-14);
 }
@@ -86,7 +91,7 @@ static void test_capsules(void** state) {
   /* Lying (axis along x) 0.02 into the ground: the two end spheres touch. */
   const mbt_mat3 Ry = mbt_rotation_y(TU_PI / 2);
   const mbt_transform Xlying = rot_at(&Ry, 0, 0, 0.08);
-  assert_int_equal(mbt__collide(&C, &Xlying, &H, &XH, c), 2);
+  assert_int_equal(mbt__collide(&C, &Xlying, &H, &XH, 0, c), 2);
   for (int i = 0; i < 2; ++i) {
     assert_near(c[i].depth, 0.02, 1e-14);
     assert_near(mbt_abs(c[i].p_WC.v[0]), 0.5, 1e-14);
@@ -94,19 +99,19 @@ static void test_capsules(void** state) {
   }
   /* Standing: one point under the lower end. */
   const mbt_transform Xstand = at(0, 0, 0.59);
-  assert_int_equal(mbt__collide(&C, &Xstand, &H, &XH, c), 1);
+  assert_int_equal(mbt__collide(&C, &Xstand, &H, &XH, 0, c), 1);
   assert_near(c[0].depth, 0.01, 1e-14);
   /* Two capsules crossing at right angles, axes 0.15 apart: one point, depth 0.05. */
   const mbt_mat3 Rx = mbt_rotation_x(TU_PI / 2);
   const mbt_transform X1 = at(0, 0, 0), X2 = rot_at(&Rx, 0.2, 0, 0.15);
   const mbt_transform X1y = rot_at(&Ry, 0, 0, 0);
-  assert_int_equal(mbt__collide(&C, &X2, &C, &X1y, c), 1);
+  assert_int_equal(mbt__collide(&C, &X2, &C, &X1y, 0, c), 1);
   assert_near(c[0].depth, 0.05, 1e-14);
   tu_assert_vec3_near(c[0].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-14);
   tu_assert_vec3_near(c[0].p_WC, mbt_vec3_make(0.2, 0, 0.075), 1e-14);
   /* Parallel, overlapping by half their length: two points at the ends of the overlap. */
   const mbt_transform X3 = at(0, 0.15, 0.5);
-  assert_int_equal(mbt__collide(&C, &X3, &C, &X1, c), 2);
+  assert_int_equal(mbt__collide(&C, &X3, &C, &X1, 0, c), 2);
   for (int i = 0; i < 2; ++i) {
     assert_near(c[i].depth, 0.05, 1e-14);
     tu_assert_vec3_near(c[i].nhat_BA_W, mbt_vec3_make(0, 1, 0), 1e-14);
@@ -114,12 +119,12 @@ static void test_capsules(void** state) {
   /* A capsule lying on a box's top face: two points; tilted: the lower end only. */
   const mbt__cshape B = mbt__cshape_box(mbt_vec3_make(1, 1, 0.2));
   const mbt_transform XB = at(0, 0, -0.2), Xon = rot_at(&Ry, 0.1, 0, 0.09);
-  assert_int_equal(mbt__collide(&C, &Xon, &B, &XB, c), 2);
+  assert_int_equal(mbt__collide(&C, &Xon, &B, &XB, 0, c), 2);
   assert_near(c[0].depth, 0.01, 1e-13);
   assert_near(c[1].depth, 0.01, 1e-13);
   const mbt_mat3 Rt = mbt_rotation_y(TU_PI / 3);
   const mbt_transform Xtilt = rot_at(&Rt, 0, 0, 0.5 * mbt_cos(TU_PI / 3) + 0.07);
-  assert_int_equal(mbt__collide(&C, &Xtilt, &B, &XB, c), 1);
+  assert_int_equal(mbt__collide(&C, &Xtilt, &B, &XB, 0, c), 1);
   assert_near(c[0].depth, 0.03, 1e-9);
   tu_assert_vec3_near(c[0].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-9);
 }
@@ -129,7 +134,7 @@ static void test_box_half_space_and_cylinder(void** state) {
   const mbt__cshape B = mbt__cshape_box(mbt_vec3_make(0.2, 0.1, 0.05)), H = mbt__cshape_half_space();
   const mbt_transform XH = at(0, 0, 0), XB = at(1, 1, 0.049);
   mbt__contact_point c[MBT__MAX_PAIR_CONTACTS];
-  assert_int_equal(mbt__collide(&B, &XB, &H, &XH, c), 4);
+  assert_int_equal(mbt__collide(&B, &XB, &H, &XH, 0, c), 4);
   for (int i = 0; i < 4; ++i) {
     assert_near(c[i].depth, 0.001, 1e-14);
     assert_near(mbt_abs(c[i].p_WC.v[0] - 1), 0.2, 1e-14);
@@ -139,19 +144,19 @@ static void test_box_half_space_and_cylinder(void** state) {
   const mbt_mat3 R = mbt_rotation_x(0.3);
   const mbt_real zlow = 0.1 * mbt_sin(0.3) + 0.05 * mbt_cos(0.3);
   const mbt_transform Xt = rot_at(&R, 0, 0, zlow - 0.002);
-  assert_int_equal(mbt__collide(&B, &Xt, &H, &XH, c), 2);
+  assert_int_equal(mbt__collide(&B, &Xt, &H, &XH, 0, c), 2);
   assert_near(c[0].depth, 0.002, 1e-14);
   /* Cylinder standing on its cap: four rim points; lying: two (one per cap). */
   const mbt__cshape C = mbt__cshape_cylinder(0.1, 0.3);
   const mbt_transform Xs = at(0, 0, 0.299);
-  assert_int_equal(mbt__collide(&C, &Xs, &H, &XH, c), 4);
+  assert_int_equal(mbt__collide(&C, &Xs, &H, &XH, 0, c), 4);
   for (int i = 0; i < 4; ++i) {
     assert_near(c[i].depth, 0.001, 1e-14);
     assert_near(mbt_sqrt(c[i].p_WC.v[0] * c[i].p_WC.v[0] + c[i].p_WC.v[1] * c[i].p_WC.v[1]), 0.1, 1e-14);
   }
   const mbt_mat3 Ry = mbt_rotation_y(TU_PI / 2);
   const mbt_transform Xl = rot_at(&Ry, 0, 0, 0.098);
-  assert_int_equal(mbt__collide(&C, &Xl, &H, &XH, c), 2);
+  assert_int_equal(mbt__collide(&C, &Xl, &H, &XH, 0, c), 2);
   assert_near(c[0].depth, 0.002, 1e-14);
   assert_near(mbt_abs(c[0].p_WC.v[0]), 0.3, 1e-14);
   assert_false(mbt__collide_supported(MBT__CSHAPE_CYLINDER, MBT__CSHAPE_BOX));
@@ -165,7 +170,7 @@ static void test_box_box(void** state) {
   mbt__contact_point c[MBT__MAX_PAIR_CONTACTS];
   /* Small box resting on the big one, 1 mm in: its four bottom corners, normal +z. */
   const mbt_transform XA = at(0.3, -0.1, 0.199);
-  assert_int_equal(mbt__collide(&small, &XA, &big, &XB, c), 4);
+  assert_int_equal(mbt__collide(&small, &XA, &big, &XB, 0, c), 4);
   for (int i = 0; i < 4; ++i) {
     assert_near(c[i].depth, 0.001, 1e-13);
     tu_assert_vec3_near(c[i].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-14);
@@ -174,7 +179,7 @@ static void test_box_box(void** state) {
   /* Equal cubes, the upper turned by 45° about z: the clipped face is an octagon. */
   const mbt_mat3 Rz = mbt_rotation_z(TU_PI / 4);
   const mbt_transform XL = at(0, 0, 0), XU = rot_at(&Rz, 0, 0, 0.399);
-  assert_int_equal(mbt__collide(&small, &XU, &small, &XL, c), 8);
+  assert_int_equal(mbt__collide(&small, &XU, &small, &XL, 0, c), 8);
   for (int i = 0; i < 8; ++i) {
     assert_near(c[i].depth, 0.001, 1e-13);
     tu_assert_vec3_near(c[i].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-13);
@@ -184,13 +189,15 @@ static void test_box_box(void** state) {
   const mbt_mat3 Ra = mbt_rotation_y(TU_PI / 4), Rb = mbt_rotation_x(TU_PI / 4);
   const mbt_real h = 0.2 * mbt_sqrt(2);
   const mbt_transform Xa = rot_at(&Ra, 0, 0, 2 * h - 0.001), Xb = rot_at(&Rb, 0, 0, 0);
-  assert_int_equal(mbt__collide(&small, &Xa, &small, &Xb, c), 1);
+  assert_int_equal(mbt__collide(&small, &Xa, &small, &Xb, 0, c), 1);
   assert_near(c[0].depth, 0.001, 1e-12);
   tu_assert_vec3_near(c[0].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-12);
   tu_assert_vec3_near(c[0].p_WC, mbt_vec3_make(0, 0, h - 0.0005), 1e-12);
-  /* Apart. */
+  /* Apart; within a 2 cm margin, four speculative corners 1 cm away. */
   const mbt_transform Xfar = at(0, 0, 0.41);
-  assert_int_equal(mbt__collide(&small, &Xfar, &small, &XL, c), 0);
+  assert_int_equal(mbt__collide(&small, &Xfar, &small, &XL, 0, c), 0);
+  assert_int_equal(mbt__collide(&small, &Xfar, &small, &XL, 0.02, c), 4);
+  assert_near(c[0].depth, -0.01, 1e-13);
 }
 
 static void test_points(void** state) {
@@ -200,22 +207,22 @@ static void test_points(void** state) {
   assert_near(P.bound_radius, mbt_sqrt(0.02), 1e-15);
   const mbt_transform XP = at(0, 0, 0.0985), XH = at(0, 0, 0);
   mbt__contact_point c[MBT__MAX_PAIR_CONTACTS];
-  assert_int_equal(mbt__collide(&P, &XP, &H, &XH, c), 2); /* the vertices at −0.1 and −0.099 */
+  assert_int_equal(mbt__collide(&P, &XP, &H, &XH, 0, c), 2); /* the vertices at −0.1 and −0.099 */
   assert_near(mbt_max(c[0].depth, c[1].depth), 0.0015, 1e-15);
   assert_near(mbt_min(c[0].depth, c[1].depth), 0.0005, 1e-15);
   /* Half space first: the normal flips. */
-  assert_int_equal(mbt__collide(&H, &XH, &P, &XP, c), 2);
+  assert_int_equal(mbt__collide(&H, &XH, &P, &XP, 0, c), 2);
   tu_assert_vec3_near(c[0].nhat_BA_W, mbt_vec3_make(0, 0, -1), 1e-15);
   /* Against a sphere below: only the lowest vertex is inside, 1 mm. */
   const mbt__cshape S = mbt__cshape_sphere(0.2);
   const mbt_transform XS = at(0, 0, -0.2005);
-  assert_int_equal(mbt__collide(&P, &XP, &S, &XS, c), 1);
+  assert_int_equal(mbt__collide(&P, &XP, &S, &XS, 0, c), 1);
   assert_near(c[0].depth, 0.001, 1e-14);
   tu_assert_vec3_near(c[0].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-15);
   /* Against a box whose top is z = 0: the two lowest vertices, the top face's normal. */
   const mbt__cshape B = mbt__cshape_box(mbt_vec3_make(1, 1, 0.05));
   const mbt_transform XB = at(0, 0, -0.05);
-  assert_int_equal(mbt__collide(&P, &XP, &B, &XB, c), 2);
+  assert_int_equal(mbt__collide(&P, &XP, &B, &XB, 0, c), 2);
   assert_near(mbt_max(c[0].depth, c[1].depth), 0.0015, 1e-14);
   tu_assert_vec3_near(c[0].nhat_BA_W, mbt_vec3_make(0, 0, 1), 1e-15);
   assert_false(mbt__collide_supported(MBT__CSHAPE_POINTS, MBT__CSHAPE_POINTS));
@@ -265,7 +272,7 @@ static void test_random_convex_pairs(void** state) {
     mbt_transform XA = tu_rand_transform(0.5);
     const mbt_transform XB = tu_rand_transform(0.5);
     mbt__contact_point c[MBT__MAX_PAIR_CONTACTS];
-    const int n = mbt__collide(&a, &XA, &b, &XB, c);
+    const int n = mbt__collide(&a, &XA, &b, &XB, 0, c);
     if (n == 0) {
       assert_false(sampled_overlap(&a, &XA, &b, &XB, 1e-9));
       continue;

@@ -14,6 +14,7 @@
 #include "mbt/derivatives.h"
 #include "mbt/geometry.h"
 #include "mbt/urdf.h"
+#include "mbt/contact.h"
 #include "mbt/sim.h"
 #include "mbt/batch.h"
 #endif

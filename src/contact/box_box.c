@@ -46,7 +46,7 @@ typedef struct {
 } sat_axis;
 
 /* The axis of least overlap, or false if some axis separates the boxes. */
-static bool least_overlap_axis(const obb* A, const obb* B, sat_axis* best) {
+static bool least_overlap_axis(const obb* A, const obb* B, mbt_real margin, sat_axis* best) {
   best->overlap = INFINITY;
   best->n = A->a[0];
   best->kind = best->i = best->j = 0;
@@ -54,7 +54,7 @@ static bool least_overlap_axis(const obb* A, const obb* B, sat_axis* best) {
     const mbt_vec3 L = k < 3 ? A->a[k] : B->a[k - 3];
     mbt_real s;
     const mbt_real o = overlap_along(A, B, L, &s);
-    if (o < 0) return false;
+    if (o < -margin) return false;
     if (o < best->overlap) {
       best->overlap = o;
       best->n = mbt_vec3_scale(L, s);
@@ -70,8 +70,8 @@ static bool least_overlap_axis(const obb* A, const obb* B, sat_axis* best) {
       L = mbt_vec3_scale(L, 1 / len);
       mbt_real s;
       const mbt_real o = overlap_along(A, B, L, &s);
-      if (o < 0) return false;
-      if (1.05 * o + 1e-12 < best->overlap) {
+      if (o < -margin) return false;
+      if (o + 0.05 * mbt_abs(o) + 1e-12 < best->overlap) {
         best->overlap = o;
         best->n = mbt_vec3_scale(L, s);
         best->kind = 2;
@@ -89,14 +89,15 @@ static int clip(const mbt_vec3* in, int n, mbt_vec3 o, mbt_vec3 u, mbt_real h, m
     const mbt_vec3 p = in[k], q = in[(k + 1) % n];
     const mbt_real dp = mbt_vec3_dot(u, mbt_vec3_sub(p, o)) - h, dq = mbt_vec3_dot(u, mbt_vec3_sub(q, o)) - h;
     if (dp <= 0) out[m++] = p;
-    if ((dp < 0) != (dq < 0) && dp != dq) out[m++] = mbt_vec3_axpy(p, dp / (dp - dq), mbt_vec3_sub(q, p));
+    if ((dp < 0 && dq > 0) || (dp > 0 && dq < 0)) out[m++] = mbt_vec3_axpy(p, dp / (dp - dq), mbt_vec3_sub(q, p));
   }
   return m;
 }
 
 /* Reference box R (face index j, outward normal m towards I) against incident box I. The
  * contacts' normals are n (from B into A). */
-static int face_contacts(const obb* R, int j, mbt_vec3 m, const obb* I, mbt_vec3 n, mbt__contact_point* out) {
+static int face_contacts(const obb* R, int j, mbt_vec3 m, const obb* I, mbt_vec3 n, mbt_real margin,
+                         mbt__contact_point* out) {
   /* Incident face: the face of I whose outward normal is most anti-parallel to m. */
   int k = 0;
   for (int t = 1; t < 3; ++t)
@@ -120,7 +121,7 @@ static int face_contacts(const obb* R, int j, mbt_vec3 m, const obb* I, mbt_vec3
   int count = 0;
   for (int p = 0; p < np && count < MBT__MAX_PAIR_CONTACTS; ++p) {
     const mbt_real depth = R->e.v[j] - mbt_vec3_dot(m, mbt_vec3_sub(poly[p], R->c));
-    if (!(depth > 0)) continue;
+    if (!(depth > -margin)) continue;
     out[count].p_WC = mbt_vec3_axpy(poly[p], 0.5 * depth, m);
     out[count].nhat_BA_W = n;
     out[count].depth = depth;
@@ -149,11 +150,11 @@ static int edge_contact(const obb* A, const obb* B, const sat_axis* ax, mbt__con
 }
 
 int mbt__box_box(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b, const mbt_transform* X_WB,
-                 mbt__contact_point* out) {
+                 mbt_real margin, mbt__contact_point* out) {
   const obb A = make_obb(a, X_WA), B = make_obb(b, X_WB);
   sat_axis ax;
-  if (!least_overlap_axis(&A, &B, &ax)) return 0;
-  if (ax.kind == 1) return face_contacts(&B, ax.j, ax.n, &A, ax.n, out);
-  if (ax.kind == 0) return face_contacts(&A, ax.i, mbt_vec3_neg(ax.n), &B, ax.n, out);
+  if (!least_overlap_axis(&A, &B, margin, &ax)) return 0;
+  if (ax.kind == 1) return face_contacts(&B, ax.j, ax.n, &A, ax.n, margin, out);
+  if (ax.kind == 0) return face_contacts(&A, ax.i, mbt_vec3_neg(ax.n), &B, ax.n, margin, out);
   return edge_contact(&A, &B, &ax, out);
 }

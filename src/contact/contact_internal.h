@@ -41,7 +41,7 @@ typedef struct {
 typedef struct {
   mbt_vec3 p_WC;          /* midway between the surfaces */
   mbt_vec3 nhat_BA_W;     /* unit, from B into A */
-  mbt_real depth;         /* > 0 */
+  mbt_real depth;         /* > −margin (negative: a gap) */
 } mbt__contact_point;
 
 /* The most contact points one shape pair produces (a vertex set gives up to this many of its
@@ -58,15 +58,16 @@ mbt__cshape mbt__cshape_points(const mbt_vec3* p_GV, int num_points);
 /* Whether the narrow phase handles the pair (in either order). */
 bool mbt__collide_supported(mbt__cshape_type a, mbt__cshape_type b);
 /* The contact points of A at X_WA and B at X_WB (at most MBT__MAX_PAIR_CONTACTS, written to
- * out); the count, 0 if they do not overlap or the pair is not supported. */
+ * out): where they overlap (depth > 0) or are closer than margin >= 0 (speculative points, depth
+ * in (−margin, 0]); the count, 0 if none or the pair is not supported. */
 int mbt__collide(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b, const mbt_transform* X_WB,
-                 mbt__contact_point* out);
+                 mbt_real margin, mbt__contact_point* out);
 
 /* Closest points c1 on segment [p1, q1] and c2 on [p2, q2]. */
 void mbt__closest_segment_segment(mbt_vec3 p1, mbt_vec3 q1, mbt_vec3 p2, mbt_vec3 q2, mbt_vec3* c1, mbt_vec3* c2);
 /* Box A against box B (narrow_phase.c dispatches here; box_box.c). */
 int mbt__box_box(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b, const mbt_transform* X_WB,
-                 mbt__contact_point* out);
+                 mbt_real margin, mbt__contact_point* out);
 
 /* ---- broad phase ------------------------------------------------------------------------ */
 typedef struct {
@@ -96,16 +97,18 @@ typedef struct {
   const mbt_real* R_n;     /* [nc] normal compliance (>= 0) */
   const mbt_real* mu_s;    /* [nc] static friction */
   const mbt_real* mu_d;    /* [nc] dynamic friction (<= mu_s) */
+  bool* sliding;           /* [nc] scratch: the contact has slid during the solve */
 } mbt__contact_problem;
 
 typedef struct {
   int max_iterations;      /* sweeps */
-  mbt_real tolerance;      /* stop when max |Δγ| <= tolerance·(max |γ| + tiny) */
+  mbt_real tolerance;      /* stop when a sweep changes no contact velocity by more than
+                              tolerance·max(|v_c*|, |b_n|) (the change W_rr·|Δγ_r| per row) */
 } mbt__contact_solver_options;
 
 typedef struct {
   int iterations;
-  mbt_real residual;       /* the last sweep's max |Δγ| relative to max |γ| */
+  mbt_real residual;       /* the last sweep's largest velocity change relative to the scale */
   bool converged;
 } mbt__contact_solver_stats;
 
@@ -116,3 +119,58 @@ mbt__contact_solver_stats mbt__solve_contact_problem(const mbt__contact_problem*
                                                      mbt_real* vc);
 
 #endif /* MBT_CONTACT_INTERNAL_H */
+
+/* ---- the contact model and a simulator's detection workspace ------------------------------ */
+#include "mbt/contact.h"
+#include "tree/context_internal.h"
+
+typedef struct {
+  mbt__cshape shape;
+  int body;
+  mbt_transform X_BG;
+  mbt_contact_material material;
+  mbt_vec3* points;          /* owned copy for vertex sets */
+} mbt__cgeom;
+
+struct mbt_contact_model {
+  const mbt_tree* tree;
+  mbt__cgeom* geoms;
+  int num_geoms, cap_geoms;
+  int* excluded;             /* pairs (a, b), a < b, moving-ancestor bodies */
+  int num_excluded, cap_excluded;
+  char error[MBT_ERROR_MAX];
+};
+
+/* A detected contact with its combined material. */
+typedef struct {
+  mbt_contact_result r;
+  int pair_index;            /* k-th point of its shape pair (matches points across steps) */
+  mbt_real mu_s, mu_d, k, tau_d;
+} mbt__contact;
+
+typedef struct {
+  const mbt_contact_model* model;
+  mbt_real margin;           /* speculative distance (m) */
+  int num_geoms, capacity;
+  int num_contacts;
+  long dropped;              /* contacts beyond capacity (the last detection) */
+  mbt__contact* contacts;    /* [capacity] */
+  mbt_transform* X_WG;       /* [num_geoms] */
+  mbt__aabb* box;            /* [num_geoms] */
+  int* order;                /* [num_bounded] sort-and-sweep order */
+  int* bounded;              /* [num_geoms] shapes with finite boxes, then */
+  int num_bounded, num_unbounded;
+  int* unbounded;            /* [num_geoms] half spaces */
+} mbt__detection;
+
+/* Shapes closer than this are contact candidates (speculative contacts): the implicit normal
+ * law applies force as soon as the step would bring them into overlap, so a body reaching
+ * 5 m/s at 1 ms steps never enters the other shape unresisted. */
+#define MBT__CONTACT_MARGIN 5e-3
+
+/* Allocates a workspace for the model's shapes (capacity: 8 per shape, in [32, 512]).
+ * NULL if out of memory. */
+mbt__detection* mbt__detection_create(const mbt_contact_model* model);
+void mbt__detection_destroy(mbt__detection* d);
+/* All contacts at the context's q (poses from the context's kinematics). */
+int mbt__detect_contacts(mbt__detection* d, mbt_context* ctx);

@@ -139,10 +139,10 @@ static int append_unique(mbt__contact_point* out, int n, mbt__contact_point c, m
 }
 
 /* ---- a sphere (centre c, radius r) against B: the kernel of spheres, capsules, points ---- */
-static int sphere_sphere(mbt_vec3 c, mbt_real r, mbt_vec3 cb, mbt_real rb, mbt__contact_point* out) {
+static int sphere_sphere(mbt_vec3 c, mbt_real r, mbt_vec3 cb, mbt_real rb, mbt_real margin, mbt__contact_point* out) {
   const mbt_vec3 d = mbt_vec3_sub(c, cb);
   const mbt_real dist = mbt_vec3_norm(d);
-  if (!mbt_lt(dist, r + rb)) return 0;
+  if (!mbt_lt(dist, r + rb + margin)) return 0;
   /* Concentric: any direction will do; +z is the stated choice. */
   const mbt_vec3 n = mbt_lt(1e-12 * (r + rb), dist) ? mbt_vec3_scale(d, 1 / dist) : mbt_vec3_make(0, 0, 1);
   out[0] = make_contact(mbt_vec3_axpy(c, -r, n), mbt_vec3_axpy(cb, rb, n), n, r + rb - dist);
@@ -150,7 +150,8 @@ static int sphere_sphere(mbt_vec3 c, mbt_real r, mbt_vec3 cb, mbt_real rb, mbt__
 }
 
 /* Box B (half sizes e) at X_WB. Outside: the closest surface point; inside: the nearest face. */
-static int sphere_box(mbt_vec3 c, mbt_real r, mbt_vec3 e, const mbt_transform* X_WB, mbt__contact_point* out) {
+static int sphere_box(mbt_vec3 c, mbt_real r, mbt_vec3 e, const mbt_transform* X_WB, mbt_real margin,
+                      mbt__contact_point* out) {
   const mbt_vec3 p = mbt_mat3_tmul_vec(&X_WB->R, mbt_vec3_sub(c, X_WB->p));
   mbt_vec3 q = p;
   bool inside = true;
@@ -163,7 +164,7 @@ static int sphere_box(mbt_vec3 c, mbt_real r, mbt_vec3 e, const mbt_transform* X
   if (!inside) {
     const mbt_vec3 d = mbt_vec3_sub(p, q);
     const mbt_real dist = mbt_vec3_norm(d);
-    if (!mbt_lt(dist, r)) return 0;
+    if (!mbt_lt(dist, r + margin)) return 0;
     n_B = mbt_vec3_scale(d, 1 / dist);
     depth = r - dist;
   } else {
@@ -175,7 +176,7 @@ static int sphere_box(mbt_vec3 c, mbt_real r, mbt_vec3 e, const mbt_transform* X
     n_B.v[k] = sign;
     q.v[k] = sign * e.v[k];
     depth = r + e.v[k] - mbt_abs(p.v[k]);
-    if (!mbt_lt(0, depth)) return 0; /* a point on the surface */
+    if (!mbt_lt(-margin, depth)) return 0; /* a point on the surface */
   }
   const mbt_vec3 n = mbt_mat3_mul_vec(&X_WB->R, n_B);
   const mbt_vec3 qW = mbt_transform_apply(X_WB, q);
@@ -184,25 +185,27 @@ static int sphere_box(mbt_vec3 c, mbt_real r, mbt_vec3 e, const mbt_transform* X
 }
 
 /* Half space z <= 0 of H at X_WH. */
-static int sphere_half_space(mbt_vec3 c, mbt_real r, const mbt_transform* X_WH, mbt__contact_point* out) {
+static int sphere_half_space(mbt_vec3 c, mbt_real r, const mbt_transform* X_WH, mbt_real margin,
+                             mbt__contact_point* out) {
   const mbt_vec3 n = column(&X_WH->R, 2);
   const mbt_real height = mbt_vec3_dot(n, mbt_vec3_sub(c, X_WH->p));
-  if (!mbt_lt(height, r)) return 0;
+  if (!mbt_lt(height, r + margin)) return 0;
   out[0] = make_contact(mbt_vec3_axpy(c, -r, n), mbt_vec3_axpy(c, -height, n), n, r - height);
   return 1;
 }
 
 /* A sphere against B of type sphere, capsule, box or half space. */
-static int sphere_vs(mbt_vec3 c, mbt_real r, const mbt__cshape* b, const mbt_transform* X_WB, mbt__contact_point* out) {
+static int sphere_vs(mbt_vec3 c, mbt_real r, const mbt__cshape* b, const mbt_transform* X_WB, mbt_real margin,
+                     mbt__contact_point* out) {
   switch (b->type) {
-    case MBT__CSHAPE_SPHERE: return sphere_sphere(c, r, X_WB->p, b->radius, out);
+    case MBT__CSHAPE_SPHERE: return sphere_sphere(c, r, X_WB->p, b->radius, margin, out);
     case MBT__CSHAPE_CAPSULE: {
       mbt_vec3 p0, p1;
       axis_segment(b, X_WB, &p0, &p1);
-      return sphere_sphere(c, r, closest_on_segment(p0, p1, c), b->radius, out);
+      return sphere_sphere(c, r, closest_on_segment(p0, p1, c), b->radius, margin, out);
     }
-    case MBT__CSHAPE_BOX: return sphere_box(c, r, b->half_size, X_WB, out);
-    case MBT__CSHAPE_HALF_SPACE: return sphere_half_space(c, r, X_WB, out);
+    case MBT__CSHAPE_BOX: return sphere_box(c, r, b->half_size, X_WB, margin, out);
+    case MBT__CSHAPE_HALF_SPACE: return sphere_half_space(c, r, X_WB, margin, out);
     default: return 0;
   }
 }
@@ -244,7 +247,7 @@ static mbt_vec3 segment_point_nearest_box(mbt_vec3 p0, mbt_vec3 p1, mbt_vec3 e, 
  * the segment's endpoints and at its point nearest B; coincident points merged. Resting on a
  * face or along another capsule this gives two points, crossing one. */
 static int capsule_vs(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b, const mbt_transform* X_WB,
-                      mbt__contact_point* out) {
+                      mbt_real margin, mbt__contact_point* out) {
   mbt_vec3 p0, p1, c[5];
   axis_segment(a, X_WA, &p0, &p1);
   c[0] = p0;
@@ -266,7 +269,7 @@ static int capsule_vs(const mbt__cshape* a, const mbt_transform* X_WA, const mbt
   const mbt_real tol = 1e-9 * (1 + a->radius);
   for (int i = 0; i < nc; ++i) {
     mbt__contact_point one;
-    if (sphere_vs(c[i], a->radius, b, X_WB, &one)) n = append_unique(out, n, one, tol);
+    if (sphere_vs(c[i], a->radius, b, X_WB, margin, &one)) n = append_unique(out, n, one, tol);
   }
   return n;
 }
@@ -281,11 +284,12 @@ static void box_vertices(mbt_vec3 e, const mbt_transform* X_WB, mbt_vec3* v) {
 }
 
 /* Up to 8 vertices of A below the plane through o with unit normal n (depth = −height). */
-static int vertices_below_plane(const mbt_vec3* v, int nv, mbt_vec3 o, mbt_vec3 n, mbt__contact_point* out) {
+static int vertices_below_plane(const mbt_vec3* v, int nv, mbt_vec3 o, mbt_vec3 n, mbt_real margin,
+                                mbt__contact_point* out) {
   int count = 0;
   for (int i = 0; i < nv; ++i) {
     const mbt_real h = mbt_vec3_dot(n, mbt_vec3_sub(v[i], o));
-    if (!mbt_lt(h, 0)) continue;
+    if (!mbt_lt(h, margin)) continue;
     const mbt__contact_point c = make_contact(v[i], mbt_vec3_axpy(v[i], -h, n), n, -h);
     if (count < MBT__MAX_PAIR_CONTACTS) {
       out[count++] = c;
@@ -299,11 +303,11 @@ static int vertices_below_plane(const mbt_vec3* v, int nv, mbt_vec3 o, mbt_vec3 
   return count;
 }
 
-static int box_half_space(const mbt__cshape* a, const mbt_transform* X_WA, const mbt_transform* X_WH,
+static int box_half_space(const mbt__cshape* a, const mbt_transform* X_WA, const mbt_transform* X_WH, mbt_real margin,
                           mbt__contact_point* out) {
   mbt_vec3 v[8];
   box_vertices(a->half_size, X_WA, v);
-  return vertices_below_plane(v, 8, X_WH->p, column(&X_WH->R, 2), out);
+  return vertices_below_plane(v, 8, X_WH->p, column(&X_WH->R, 2), margin, out);
 }
 
 
@@ -311,7 +315,7 @@ static int box_half_space(const mbt__cshape* a, const mbt_transform* X_WA, const
 /* Per cap: the rim point deepest below the plane, the opposite one and the two between
  * (a cylinder standing on its cap rests on four points, lying on its side on two). */
 static int cylinder_half_space(const mbt__cshape* a, const mbt_transform* X_WA, const mbt_transform* X_WH,
-                               mbt__contact_point* out) {
+                               mbt_real margin, mbt__contact_point* out) {
   const mbt_vec3 n = column(&X_WH->R, 2), axis = column(&X_WA->R, 2);
   mbt_vec3 u = mbt_vec3_axpy(mbt_vec3_neg(n), mbt_vec3_dot(n, axis), axis); /* −n without its axial part */
   const mbt_real un = mbt_vec3_norm(u);
@@ -325,21 +329,21 @@ static int cylinder_half_space(const mbt__cshape* a, const mbt_transform* X_WA, 
     v[4 * cap + 2] = mbt_vec3_axpy(c, a->radius, w);
     v[4 * cap + 3] = mbt_vec3_axpy(c, -a->radius, w);
   }
-  return vertices_below_plane(v, 8, X_WH->p, n, out);
+  return vertices_below_plane(v, 8, X_WH->p, n, margin, out);
 }
 
 /* ---- a vertex set A against B ---------------------------------------------------------- */
 static int points_vs(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b, const mbt_transform* X_WB,
-                     mbt__contact_point* out) {
+                     mbt_real margin, mbt__contact_point* out) {
   /* Bounding-sphere test first: no vertex can reach B otherwise. */
   if (b->type != MBT__CSHAPE_HALF_SPACE &&
-      !mbt_lt(mbt_vec3_norm(mbt_vec3_sub(X_WA->p, X_WB->p)), a->bound_radius + b->bound_radius))
+      !mbt_lt(mbt_vec3_norm(mbt_vec3_sub(X_WA->p, X_WB->p)), a->bound_radius + b->bound_radius + margin))
     return 0;
   int count = 0;
   for (int i = 0; i < a->num_points; ++i) {
     const mbt_vec3 v = mbt_transform_apply(X_WA, a->points[i]);
     mbt__contact_point c;
-    if (!sphere_vs(v, 0, b, X_WB, &c)) continue;
+    if (!sphere_vs(v, 0, b, X_WB, margin, &c)) continue;
     if (count < MBT__MAX_PAIR_CONTACTS) {
       out[count++] = c;
     } else {
@@ -367,30 +371,30 @@ bool mbt__collide_supported(mbt__cshape_type a, mbt__cshape_type b) {
 
 /* A's type <= B's type. */
 static int collide_ordered(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b,
-                           const mbt_transform* X_WB, mbt__contact_point* out) {
+                           const mbt_transform* X_WB, mbt_real margin, mbt__contact_point* out) {
   if (b->type == MBT__CSHAPE_POINTS) { /* B's vertices in A: normals from A into B, flipped below */
-    const int n = points_vs(b, X_WB, a, X_WA, out);
+    const int n = points_vs(b, X_WB, a, X_WA, margin, out);
     for (int i = 0; i < n; ++i) out[i].nhat_BA_W = mbt_vec3_neg(out[i].nhat_BA_W);
     return n;
   }
   switch (a->type) {
-    case MBT__CSHAPE_SPHERE: return sphere_vs(X_WA->p, a->radius, b, X_WB, out);
-    case MBT__CSHAPE_CAPSULE: return capsule_vs(a, X_WA, b, X_WB, out);
+    case MBT__CSHAPE_SPHERE: return sphere_vs(X_WA->p, a->radius, b, X_WB, margin, out);
+    case MBT__CSHAPE_CAPSULE: return capsule_vs(a, X_WA, b, X_WB, margin, out);
     case MBT__CSHAPE_BOX:
-      if (b->type == MBT__CSHAPE_BOX) return mbt__box_box(a, X_WA, b, X_WB, out);
-      if (b->type == MBT__CSHAPE_HALF_SPACE) return box_half_space(a, X_WA, X_WB, out);
+      if (b->type == MBT__CSHAPE_BOX) return mbt__box_box(a, X_WA, b, X_WB, margin, out);
+      if (b->type == MBT__CSHAPE_HALF_SPACE) return box_half_space(a, X_WA, X_WB, margin, out);
       return 0;
     case MBT__CSHAPE_CYLINDER:
-      return b->type == MBT__CSHAPE_HALF_SPACE ? cylinder_half_space(a, X_WA, X_WB, out) : 0;
+      return b->type == MBT__CSHAPE_HALF_SPACE ? cylinder_half_space(a, X_WA, X_WB, margin, out) : 0;
     default: return 0;
   }
 }
 
 int mbt__collide(const mbt__cshape* a, const mbt_transform* X_WA, const mbt__cshape* b, const mbt_transform* X_WB,
-                 mbt__contact_point* out) {
+                 mbt_real margin, mbt__contact_point* out) {
   if (!mbt__collide_supported(a->type, b->type)) return 0;
-  if (a->type <= b->type) return collide_ordered(a, X_WA, b, X_WB, out);
-  const int n = collide_ordered(b, X_WB, a, X_WA, out);
+  if (a->type <= b->type) return collide_ordered(a, X_WA, b, X_WB, margin, out);
+  const int n = collide_ordered(b, X_WB, a, X_WA, margin, out);
   for (int i = 0; i < n; ++i) out[i].nhat_BA_W = mbt_vec3_neg(out[i].nhat_BA_W);
   return n;
 }
