@@ -539,6 +539,11 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
   const int nv = tree->nv, nn = tree->num_nodes;
   if (!vdot && nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_forward_dynamics_via_mass_matrix: vdot is NULL");
+  if (!ctx->scratch_nvnv)
+    return mbt__context_error(ctx, MBT_ERR_SIZE,
+                              "calc_forward_dynamics_via_mass_matrix: nv = %d is above %d, the largest model with a "
+                              "dense mass matrix; use mbt_calc_forward_dynamics (O(n))",
+                              nv, MBT_DENSE_MAX_NV);
   mbt__ensure_velocity_kinematics(tree, ctx);
   st = mbt__calc_force_elements(tree, ctx, ctx->forces);
   if (st) return st;

@@ -140,7 +140,7 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->scratch_X_WM = alloc((size_t)tree->num_local_nodes, sizeof(mbt_transform), &failed);
   ctx->v_parent = alloc(nv, sizeof(int), &failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->scratch_nvnv = alloc(nv * nv, sizeof(mbt_real), &failed);
+  ctx->scratch_nvnv = nv <= MBT_DENSE_MAX_NV ? alloc(nv * nv, sizeof(mbt_real), &failed) : NULL;
   ctx->scratch_local = alloc((size_t)tree->num_local_nodes, sizeof(mbt_local_scratch), &failed);
   ctx->sin_q = alloc(nq, sizeof(mbt_real), &failed);
   ctx->cos_q = alloc(nq, sizeof(mbt_real), &failed);

@@ -21,7 +21,12 @@
 
 /* mbt_inertia_moments: tree_internal.h. */
 
+/* Above this many velocities the context holds no dense nv×nv matrix (nv² doubles: 128 MiB at
+ * 4096) and the dense-matrix algorithms return MBT_ERR_SIZE. */
+#define MBT_DENSE_MAX_NV 4096
+
 /* Seed PositionKinematicsCache. */
+
 typedef struct {
   mbt_transform* X_WB;          /* pose of each body in W */
   mbt_transform* X_PB;          /* pose of each body in its parent (only by the public */
@@ -121,7 +126,7 @@ struct mbt_context {
                                            else the last of the nearest ancestor with any), −1 */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
   mbt_real* scratch_nv[4];              /* [nv] each */
-  mbt_real* scratch_nvnv;               /* [nv*nv] */
+  mbt_real* scratch_nvnv;               /* [nv*nv], NULL if nv > MBT_DENSE_MAX_NV */
   mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
   mbt_real* sin_q;                      /* [nq] sin q_i, cos q_i at the q index i of every revolute or */
   mbt_real* cos_q;                      /* screw angle (tree->angle_q), valid with sincos_valid */

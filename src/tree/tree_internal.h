@@ -147,6 +147,7 @@ struct mbt_tree {
   int num_angles;
   mbt_geometry_store* geometry; /* visual and collision geometry; NULL until some is added */
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
+  struct mbt_tree_index* index; /* name tables and loop-check cache (names.h); caches only */
 };
 
 /* Records a formatted error in the tree (also from const functions) and returns status. */
