@@ -6,6 +6,8 @@
 set -eu
 pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev
   libopenmpi-dev openmpi-bin"
+# The Python package: headers, numpy, pytest, and setuptools/pip for `pip install ./python`.
+pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-wheel python3-pip"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs libmujoco-dev"
 missing=""
 for p in $pkgs; do

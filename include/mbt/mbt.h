@@ -12,6 +12,7 @@
 #include "mbt/joints.h"
 #include "mbt/kinematics.h"
 #include "mbt/dynamics.h"
+#include "mbt/derivatives.h"
 #include "mbt/geometry.h"
 #include "mbt/urdf.h"
 #include "mbt/sim.h"

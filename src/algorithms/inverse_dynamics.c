@@ -102,16 +102,6 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
 }
 
-/* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about Mo. */
-static inline void moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, mbt_vec3* t, mbt_vec3* f) {
-  const mbt_real* K = I->K;
-  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
-                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
-                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
-  *t = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
-  *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
-}
-
 /* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s. */
 static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* s, const mbt_spatial_velocity* vJ,
                                 const mbt_spatial_acceleration* aJ) {
@@ -165,8 +155,8 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
 static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
   const mbt_vec3 w = s->V.w, v = s->V.v;
   mbt_vec3 t, f, ht, hf;
-  moments_mul(I, s->A.alpha, s->A.a, &t, &f);
-  moments_mul(I, w, v, &ht, &hf);
+  mbt__moments_mul(I, s->A.alpha, s->A.a, &t, &f);
+  mbt__moments_mul(I, w, v, &ht, &hf);
   s->F.tau = mbt_vec3_add(t, mbt_vec3_add(mbt_vec3_cross(w, ht), mbt_vec3_cross(v, hf)));
   s->F.f = mbt_vec3_add(f, mbt_vec3_cross(w, hf));
 }

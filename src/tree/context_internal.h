@@ -56,28 +56,25 @@ typedef struct { mbt_real xx, yy, zz, xy, xz, yz; } mbt_aba_sym3;
 /* Articulated-body inertia about Bo in W by 3×3 blocks (21 numbers):
  * [tau; f] = [[A, B], [Bᵀ, C]]·[alpha; a], A and C symmetric. */
 typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
-/* Rigid (composite) inertia about Bo in W by its moments: mass m, first moment
- * h = m·p_BoBcm, second moment K = m·G_Bo. */
-typedef struct { mbt_aba_sym3 K; mbt_vec3 h; mbt_real m; } mbt_aba_rigid_inertia;
-/* What bounds a composite inertia's quadratic form: mass m, first moment h, trace of the
- * second moment trK. */
-typedef struct { mbt_vec3 h; mbt_real m, trK; } mbt_aba_composite_bound;
-
-/* Articulated-body algorithm cache (depends on q only, plus what depends on v). */
+/* Articulated-body algorithm cache (forward_dynamics.c), on the local nodes, every quantity in W
+ * about the world origin Wo; the q-dependent part is reused while q and the locks are unchanged. */
 typedef struct {
-  mbt_aba_inertia* P_B_W;            /* [node] articulated inertia about Bo; Pplus after pass 1 */
-  mbt_aba_composite_bound* Ic_B_W;   /* [node] of the subtree's composite inertia (pivot scale) */
-  unsigned char* flags;              /* [node] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
-  mbt_aba_rigid_inertia* M_Bo_W;     /* [node] body inertia about Bo, in W (articulated nodes) */
-  mbt_spatial_velocity* H_PB_W;      /* [nv] columns of H_PB_W (as the position cache's) */
+  mbt_transform* X_WM;               /* [local] pose of the node's frame M */
+  mbt_inertia_moments* I_Wo;         /* [local] the node's inertia (I_Mo_M) about Wo, in W */
+  mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Wo, as a
+                                        6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
+  mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
+  unsigned char* flags;              /* [local] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
+  mbt_spatial_velocity* S;           /* [nv] the joint's motion subspace (H columns) */
   bool factored_with_locks;          /* ctx->any_locked when pass 1 ran */
-  mbt_spatial_force* U_W;            /* [nv] U = P·H columns */
+  mbt_spatial_force* U;              /* [nv] U = P·S columns */
   mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
-  mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Hᵀ·P·H, nv×nv at 6·v_start (nv ≥ 2) */
-  mbt_spatial_acceleration* Ab_WB;   /* Coriolis/centripetal acceleration bias */
-  mbt_spatial_force* Z_Bo_W;         /* articulated bias force; Zplus after pass 2 */
-  mbt_real* e;                       /* [nv] innovations tau − Hᵀ·Z */
-  mbt_spatial_acceleration* A_WB;    /* accelerations of pass 3; V_WB = [w; v] before */
+  mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Sᵀ·P·S, nv×nv at 6·v_start (nv ≥ 2) */
+  mbt_spatial_velocity* V;           /* [local] spatial velocity V_WM */
+  mbt_spatial_acceleration* c;       /* [local] velocity-product acceleration Ṡ·q̇ */
+  mbt_spatial_force* Z;              /* [local] articulated bias force; Zplus after pass 2 */
+  mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
+  mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
   int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
