@@ -313,6 +313,15 @@ static int set_damping(run_state* rs, int index, double value) {
   return mbt_joint_set_damping_vector(rs->initial, j, c, n);
 }
 
+/* One coordinate of a body's center of mass, the inertia about it kept (a moved payload). */
+static int set_center_of_mass(mbt_context* ctx, int body, int axis, double value) {
+  mbt_vec3 c;
+  const int st = mbt_body_get_center_of_mass(ctx, body, &c);
+  if (st) return st;
+  c.v[axis] = value;
+  return mbt_body_set_center_of_mass_preserving_central_inertia(ctx, body, c);
+}
+
 static void set_gain(double* gains, int n, int index, double value) {
   for (int d = 0; d < n; ++d)
     if (index < 0 || index == d) gains[d] = value;
@@ -331,10 +340,14 @@ static int apply_param(run_state* rs, int i) {
     case SWEEP_KD: set_gain(rs->kd, s->num_dofs, p->index, value); break;
     case SWEEP_TARGET: set_gain(rs->target, s->num_dofs, p->index, value); break;
     case SWEEP_DAMPING: st = set_damping(rs, p->index, value); break;
-    case SWEEP_MASS:
-    case SWEEP_COM:
-    case SWEEP_GRAVITY:
-      return setup_error(rs, MBT_ERR_INVALID_ARGUMENT, "%s%s: this build cannot vary it per run", p->name, "");
+    case SWEEP_MASS: st = mbt_body_set_mass(rs->initial, p->index, value); break;
+    case SWEEP_COM: st = set_center_of_mass(rs->initial, p->index, p->axis, value); break;
+    case SWEEP_GRAVITY: {
+      mbt_vec3 g = mbt_context_gravity(rs->initial);
+      g.v[p->axis] = value;
+      st = mbt_context_set_gravity(rs->initial, g);
+      break;
+    }
   }
   if (st) return setup_error(rs, st, "%s: %s", p->name, mbt_context_last_error(rs->initial));
   return MBT_OK;

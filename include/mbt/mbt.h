@@ -7,6 +7,7 @@
 #include "mbt/inertia.h"
 #include "mbt/tree.h"
 #include "mbt/context.h"
+#include "mbt/parameters.h"
 #include "mbt/forces.h"
 #include "mbt/joints.h"
 #include "mbt/kinematics.h"

@@ -49,6 +49,7 @@ struct mbt_batch {
   pthread_mutex_t lock;        /* generation, busy, quit; the rollouts' done callback */
   pthread_cond_t wake, idle;
   unsigned long generation;
+  int ready;                   /* workers started and waiting */
   int busy;
   bool quit;
   /* the current job */
@@ -102,6 +103,8 @@ static void* worker_main(void* arg) {
   mbt_batch* b = w->batch;
   unsigned long seen = 0;
   pthread_mutex_lock(&b->lock);
+  ++b->ready;
+  pthread_cond_signal(&b->idle);
   for (;;) {
     while (!b->quit && b->generation == seen) pthread_cond_wait(&b->wake, &b->lock);
     if (b->quit) break;
@@ -183,6 +186,11 @@ static bool batch_start_threads(mbt_batch* b) {
     if (pthread_create(&b->threads[t - 1], NULL, worker_main, &b->workers[t - 1]) != 0) return false;
     ++b->num_started;
   }
+  /* Return once every worker has started (a thread's start-up is the batch's set-up, not a
+   * batched call's). */
+  pthread_mutex_lock(&b->lock);
+  while (b->ready < b->num_started) pthread_cond_wait(&b->idle, &b->lock);
+  pthread_mutex_unlock(&b->lock);
   return true;
 }
 
