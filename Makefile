@@ -1,9 +1,12 @@
 # Thin wrapper around CMake. `make test` and `make run` do all set-up on a fresh Debian machine.
 BUILD    ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all deps test run asan-test bench clean
+.PHONY: all deps test run asan-test tsan-test fuzz bench clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMBT_WERROR=ON $(CMAKE_FLAGS) >/dev/null
@@ -23,6 +26,20 @@ asan-test: deps
 	@cmake --build $(ASAN_BUILD) -j
 	@ctest --test-dir $(ASAN_BUILD) --output-on-failure -j2 -LE noasan
 
+# The tests that run several threads (ctest label "threads"), under ThreadSanitizer.
+tsan-test: deps
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMBT_TSAN=ON -DMBT_WERROR=ON -DMBT_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(TSAN_BUILD) -j
+	@ctest --test-dir $(TSAN_BUILD) --output-on-failure -j2 -L threads
+
+# Each libFuzzer target for FUZZ_SECONDS (clang, address and undefined sanitizers); fuzz/run.sh.
+fuzz:
+	@scripts/install-deps.sh --fuzz
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMBT_FUZZ=ON \
+	  -DMBT_BUILD_TESTS=OFF -DMBT_BUILD_TOOLS=OFF -DMBT_BUILD_BENCH=OFF -DMBT_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j
+	@fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 bench: deps
 	@scripts/install-deps.sh --bench
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMBT_WERROR=ON $(CMAKE_FLAGS) >/dev/null
@@ -30,4 +47,4 @@ bench: deps
 	@$(BUILD)/mbt bench
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -195,12 +195,26 @@ double mbt_bench_mj_inertia_error(const mbt_bench_mj* b);
 /* The whole benchmark as a command: `prog` names it in messages. argv[0] is the command's
  * name; see the usage text (mbt_bench_usage). Returns the process exit code. */
 int mbt_bench_main(int argc, char** argv, const char* prog);
+/* `--load [N]`: URDF load time of generated chains of 1000 .. N links (bench_load.c). */
+int mbt_bench_load(int max_links);
 void mbt_bench_usage(FILE* out, const char* prog);
 
 /* Writes a log-log plot of ns per body against bodies as SVG. series[s] has npts[s] points
  * (x[s][i], y[s][i]); names label the legend. false if the file cannot be written. */
 bool mbt_bench_write_svg(const char* path, const char* title, int nseries, const char* const* names,
                          const int* npts, const double* const* x, const double* const* y);
+
+/* ---- derivative rows (bench_derivatives.c) ------------------------------------------------ */
+/* id_derivatives (∂tau/∂q, ∂tau/∂v) timed in alternating batches with the mbt op id, and
+ * fd_derivatives (∂v̇/∂q, ∂v̇/∂v, M⁻¹) with the mbt op aba: each its own stats, the base op's,
+ * and the per-pair ratio derivative/base. Target ratios: 3 and 2.5. */
+enum { MBT_BENCH_NUM_DERIVATIVE_ROWS = 2 };
+typedef struct { mbt_bench_stats deriv, base, ratio; } mbt_bench_derivative_row;
+int mbt_bench_derivatives(const mbt_tree* tree, const mbt_bench_states* states, const mbt_bench_timing* t,
+                          mbt_bench_mbt* bm, mbt_bench_derivative_row* rows);
+const char* mbt_bench_derivative_row_name(int row);
+const char* mbt_bench_derivative_row_title(int row);
+double mbt_bench_derivative_row_target(int row);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,7 @@ void mbt_bench_usage(FILE* out, const char* prog) {
           "  --time SECONDS   measuring time per operation (default 0.25)\n"
           "  --states N       number of random states (default 1024)\n"
           "  --no-stages      skip the per-stage breakdown\n"
+          "  --load [N]       URDF load time of generated chains up to N links (default 100000)\n"
           "  --count OP N     (for bench/count_flops.py) run N calls of OP without timing; OP is\n"
           "                   fk, pk, vk, id, id_forces, crba, aba, crba_chol, stage:force,\n"
           "                   stage:rnea,\n"
@@ -255,6 +256,44 @@ static void fmt_allocs(char* buf, size_t n, const mbt_bench_stats* s) {
     snprintf(buf, n, "%6ld", s->allocs);
 }
 
+/* The derivative rows beside the operations they differentiate (bench_derivatives.c). Returns
+ * 1 on a failure (an error, a heap allocation), else 0. */
+static int run_derivative_rows(const char* prog, const options* o, const char* spec, const mbt_tree* tree,
+                               const mbt_bench_states* states, const mbt_bench_timing* t, mbt_bench_mbt* bm,
+                               cJSON* run, FILE* out) {
+  mbt_bench_derivative_row rows[MBT_BENCH_NUM_DERIVATIVE_ROWS];
+  if (mbt_bench_derivatives(tree, states, t, bm, rows) != MBT_OK) {
+    fprintf(stderr, "%s: %s: derivatives failed: %s\n", prog, spec, mbt_bench_mbt_error(bm));
+    return 1;
+  }
+  cJSON* jd = cJSON_AddArrayToObject(run, "derivatives");
+  if (!o->json)
+    fprintf(out, "%-30s %-32s %6s %-35s %10s %7s\n", "derivatives", "mbt ns/call: median [p10 .. p90]", "allocs",
+            "base op ns/call: median [p10 .. p90]", "ratio", "target");
+  int failed = 0;
+  for (int r = 0; r < MBT_BENCH_NUM_DERIVATIVE_ROWS; ++r) {
+    const mbt_bench_derivative_row* row = &rows[r];
+    const double target = mbt_bench_derivative_row_target(r);
+    cJSON* jo = cJSON_CreateObject();
+    cJSON_AddItemToArray(jd, jo);
+    cJSON_AddStringToObject(jo, "name", mbt_bench_derivative_row_name(r));
+    cJSON_AddItemToObject(jo, "mbt", stats_json(&row->deriv));
+    cJSON_AddItemToObject(jo, "base", stats_json(&row->base));
+    cJSON_AddNumberToObject(jo, "ratio", row->ratio.median);
+    cJSON_AddNumberToObject(jo, "target", target);
+    if (row->deriv.allocs > 0) failed = 1;
+    char b1[64], b2[64], b3[32], tg[16];
+    fmt_stats(b1, sizeof b1, &row->deriv);
+    fmt_stats(b2, sizeof b2, &row->base);
+    fmt_allocs(b3, sizeof b3, &row->deriv);
+    snprintf(tg, sizeof tg, "%s%.2f", row->ratio.median <= target ? "ok " : "> ", target);
+    if (!o->json)
+      fprintf(out, "%-30s %-32s %6s %-35s %10.2f %7s\n", mbt_bench_derivative_row_name(r), b1, b3, b2,
+              row->ratio.median, tg);
+  }
+  return failed;
+}
+
 /* Returns 0 (all good), 1 (a failure: cross-check, allocation, a Calc error). */
 static int run_model(const char* prog, const options* o, const char* spec, cJSON* runs, FILE* out) {
   model md;
@@ -380,6 +419,8 @@ static int run_model(const char* prog, const options* o, const char* spec, cJSON
     }
     if (!o->json) fprintf(out, "\n");
   }
+
+  failed |= run_derivative_rows(prog, o, spec, tree, &states, &t, bm, run, out);
 
   if (o->stages) {
     cJSON* js = cJSON_AddArrayToObject(run, "stages");
@@ -685,6 +726,8 @@ int mbt_bench_main(int argc, char** argv, const char* prog) {
         fprintf(stderr, "%s: --states must be in 1..1000000\n", prog);
         return 2;
       }
+    } else if (strcmp(a, "--load") == 0) {
+      return mbt_bench_load(i + 1 < argc ? atoi(argv[i + 1]) : 100000);
     } else if (strcmp(a, "--count") == 0 && i + 2 < argc) {
       o.count_op = argv[++i];
       o.count_calls = atol(argv[++i]);

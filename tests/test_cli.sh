@@ -243,6 +243,14 @@ near "qdd with damping" "$(field "$T/out" qdd)" "$(awk 'BEGIN { printf "%.17g", 
 run 0 "eval --no-damping" "$MBT" eval "$T/pendulum.urdf" --states "$T/moving.json" --no-damping
 near "qdd without damping" "$(field "$T/out" qdd)" "$(awk 'BEGIN { printf "%.17g", (0.3 - 4.905) / 0.51 }')" 1e-12
 near "tau_id independent of damping" "$(field "$T/out" tau_id)" "5.415" 1e-12
+# --derivatives, pendulum (m·g·l = 9.81, M = 0.51, damping 0.1): tau_id = M·vdot − tau_g(θ) with
+# tau_g = −m·g·l·sin θ, so dtau_dq = m·g·l·cos θ, dtau_dv = 0; qdd = (tau + tau_g − d·v)/M.
+run 0 "eval --derivatives" "$MBT" eval "$T/pendulum.urdf" --states "$T/moving.json" --derivatives
+near "dtau_dq" "$(field "$T/out" dtau_dq)" "$(awk -v q="$PI_6" 'BEGIN { printf "%.17g", 9.81 * cos(q) }')" 1e-12
+near "dtau_dv" "$(field "$T/out" dtau_dv)" "0" 1e-15
+near "dqdd_dq" "$(field "$T/out" dqdd_dq)" "$(awk -v q="$PI_6" 'BEGIN { printf "%.17g", -9.81 * cos(q) / 0.51 }')" 1e-12
+near "dqdd_dv" "$(field "$T/out" dqdd_dv)" "$(awk 'BEGIN { printf "%.17g", -0.1 / 0.51 }')" 1e-12
+near "dqdd_dtau" "$(field "$T/out" dqdd_dtau)" "$(awk 'BEGIN { printf "%.17g", 1 / 0.51 }')" 1e-12
 run 0 "eval --gravity" "$MBT" eval "$T/pendulum.urdf" --states "$T/rest.json" --gravity 0,0,-1
 near "tau_g with g = 1" "$(field "$T/out" gravity_generalized_forces)" "-0.5" 1e-12
 run 0 "eval --out" "$MBT" eval "$T/pendulum.urdf" --states "$T/rest.json" --out "$T/sub/eval.json"

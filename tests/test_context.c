@@ -49,26 +49,37 @@ static void test_create_allocates_everything(void** state) {
   assert_int_equal(mbt_tree_num_positions(m.t), 1 + 1 + 7 + 7);
   void* per_node[] = {ctx->pc.X_WB,    ctx->pc.X_PB,        ctx->pc.X_FM,    ctx->pc.p_PoBo_W, ctx->pc.R_WF,
                       ctx->pc.M_Bo_W,  ctx->pc.p_WBcm,      ctx->vc.V_WB,    ctx->vc.V_PB_W,   ctx->vc.V_FM,
-                      ctx->ac.A_WB,    ctx->aba.P_B_W,      ctx->aba.Ic_B_W, ctx->aba.flags,  ctx->aba.Ab_WB,
-                      ctx->aba.Z_Bo_W, ctx->aba.node_last_dof, ctx->aba.A_WB,   ctx->scratch_A,   ctx->scratch_F,
-                      ctx->scratch_F2, ctx->scratch_I};
+                      ctx->ac.A_WB,    ctx->aba.node_last_dof, ctx->scratch_A,   ctx->scratch_F,
+                      ctx->scratch_F2, ctx->scratch_I,     ctx->M_BBo_B};
+  void* per_local_node[] = {ctx->aba.X_WM, ctx->aba.I_Wo, ctx->aba.Ic_trace, ctx->aba.P, ctx->aba.flags,
+                            ctx->aba.V,    ctx->aba.c,    ctx->aba.Z,     ctx->aba.A, ctx->I_Mo_M};
+  for (size_t k = 0; k < sizeof per_local_node / sizeof per_local_node[0]; ++k) assert_non_null(per_local_node[k]);
+  const int nl = m.t->num_local_nodes;
   for (size_t k = 0; k < sizeof per_node / sizeof per_node[0]; ++k) assert_non_null(per_node[k]);
   /* Write the last element of each array: out of bounds would be caught by AddressSanitizer. */
   ctx->pc.X_WB[nn - 1] = mbt_transform_identity();
   ctx->pc.H_FM[nv - 1].coeffs[5] = 1;
   ctx->pc.H_PB_W[nv - 1].coeffs[5] = 1;
   ctx->pc.M_Bo_W[nn - 1].mass = 1;
-  ctx->aba.U_W[nv - 1].coeffs[5] = 1;
+  ctx->aba.U[nv - 1].coeffs[5] = 1;
+  ctx->aba.S[nv - 1].coeffs[5] = 1;
   ctx->aba.D_LLT[6 * nv - 1] = 1;
   ctx->aba.D_inv[nv - 1] = 1;
   ctx->aba.dof_parent[nv - 1] = -1;
   ctx->aba.M_diag[nv - 1] = 1;
   ctx->aba.e[nv - 1] = 1;
-  ctx->aba.P_B_W[nn - 1].C.zz = 1;
-  ctx->aba.Ic_B_W[nn - 1].m = 1;
-  ctx->aba.flags[nn - 1] = 0;
+  ctx->aba.P[nl - 1].C.zz = 1;
+  ctx->aba.Ic_trace[nl - 1] = 1;
+  ctx->aba.I_Wo[nl - 1].m = 1;
+  ctx->I_Mo_M[nl - 1].m = 1;
+  ctx->aba.X_WM[nl - 1] = mbt_transform_identity();
+  ctx->aba.V[nl - 1].coeffs[5] = 1;
+  ctx->aba.c[nl - 1].coeffs[5] = 1;
+  ctx->aba.Z[nl - 1].coeffs[5] = 1;
+  ctx->aba.flags[nl - 1] = 0;
+  ctx->M_BBo_B[nn - 1].mass = 1;
   ctx->aba.node_last_dof[nn - 1] = -1;
-  ctx->aba.A_WB[nn - 1].coeffs[5] = 1;
+  ctx->aba.A[nl - 1].coeffs[5] = 1;
   ctx->scratch_I[nn - 1].mass = 1;
   ctx->scratch_F2[nn - 1].coeffs[5] = 1;
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i][nv - 1] = 1;
@@ -271,6 +282,88 @@ static void test_context_without_dofs(void** state) {
   mbt_tree_destroy(t);
 }
 
+
+/* world → w0 (weld) → a (revolute) → a1 (weld) → a2 (weld) → c (revolute)
+ *                                 → b (prismatic),  a1 → d (universal):
+ * welds to the world and between moving bodies, random frames and inertias (seeded). */
+static mbt_tree* make_welded_tree(uint64_t seed) {
+  tu_seed(seed);
+  mbt_tree* t = mbt_tree_create();
+  const int w0 = tu_add_body_with_mobilizer(t, "w0", 0, MBT_MOBILIZER_WELD, false);
+  const int a = tu_add_body_with_mobilizer(t, "a", w0, MBT_MOBILIZER_REVOLUTE, false);
+  const int a1 = tu_add_body_with_mobilizer(t, "a1", a, MBT_MOBILIZER_WELD, false);
+  const int a2 = tu_add_body_with_mobilizer(t, "a2", a1, MBT_MOBILIZER_WELD, false);
+  assert_true(tu_add_body_with_mobilizer(t, "c", a2, MBT_MOBILIZER_REVOLUTE, false) > 0);
+  assert_true(tu_add_body_with_mobilizer(t, "b", a, MBT_MOBILIZER_PRISMATIC, false) > 0);
+  assert_true(tu_add_body_with_mobilizer(t, "d", a1, MBT_MOBILIZER_UNIVERSAL, false) > 0);
+  assert_int_equal(mbt_tree_finalize(t), MBT_OK);
+  return t;
+}
+
+/* The body inertias, merged local-node inertias and gravity are context parameters: changing a
+ * body's inertia in the context (mbt__context_update_body_inertia) gives, for every body, welded
+ * or moving, the dynamics of a tree built with that inertia; another context is unaffected; the
+ * tree's gravity reaches a context at creation and at mbt_tree_set_default_context. */
+static void test_inertia_parameters(void** state) {
+  (void)state;
+  mbt_tree* t = make_welded_tree(11);
+  mbt_context* ctx = mbt_context_create(t);
+  mbt_context* other = mbt_context_create(t);
+  const int nv = t->nv, nq = t->nq;
+  mbt_real q[16], v[16], M1[256], M2[256], tau1[16], tau2[16], vd1[16], vd2[16], M0[256];
+  assert_true(nv <= 16 && nq <= 16);
+  tu_rand_state(t, ctx);
+  mbt_context_get_x(ctx, q, nq + nv);
+  for (int k = 0; k < nv; ++k) v[k] = q[nq + k];
+  mbt_context_copy_state(other, ctx);
+  assert_int_equal(mbt_calc_mass_matrix(t, other, M0), MBT_OK);
+  for (int b = 1; b < t->num_bodies; ++b) {
+    const mbt_spatial_inertia Mb = tu_rand_inertia();
+    const int node = t->bodies[b].node;
+    /* In the context ... */
+    assert_int_equal(mbt_calc_forward_dynamics(t, ctx, NULL, NULL, vd1), MBT_OK); /* caches filled */
+    ctx->M_BBo_B[node] = Mb;
+    mbt__context_update_body_inertia(ctx, node);
+    /* ... against a tree built with it. */
+    mbt_tree* t2 = make_welded_tree(11);
+    for (int b2 = 1; b2 < t2->num_bodies; ++b2) t2->bodies[b2].M_BBo_B = ctx->M_BBo_B[t->bodies[b2].node];
+    mbt_context* c2 = mbt_context_create(t2);
+    assert_int_equal(mbt_context_set_q(c2, q, nq), MBT_OK);
+    assert_int_equal(mbt_context_set_v(c2, v, nv), MBT_OK);
+    const mbt_inertia_moments* I1 = &ctx->I_Mo_M[t->nodes[node].host];
+    const mbt_inertia_moments* I2 = &c2->I_Mo_M[t2->nodes[node].host];
+    tu_assert_close(I1->m, I2->m, 1e-14, "merged mass");
+    for (int i = 0; i < 6; ++i) tu_assert_close(I1->K[i], I2->K[i], 1e-13, "merged second moment");
+    tu_assert_vec3_near(I1->h, I2->h, 1e-14);
+    assert_int_equal(mbt_calc_mass_matrix(t, ctx, M1), MBT_OK);
+    assert_int_equal(mbt_calc_mass_matrix(t2, c2, M2), MBT_OK);
+    for (int i = 0; i < nv * nv; ++i) tu_assert_close(M1[i], M2[i], 1e-12, "M(q)");
+    assert_int_equal(mbt_calc_inverse_dynamics_with_gravity(t, ctx, v, tau1), MBT_OK);
+    assert_int_equal(mbt_calc_inverse_dynamics_with_gravity(t2, c2, v, tau2), MBT_OK);
+    for (int i = 0; i < nv; ++i) tu_assert_close(tau1[i], tau2[i], 1e-12, "inverse dynamics");
+    assert_int_equal(mbt_calc_forward_dynamics(t, ctx, NULL, NULL, vd1), MBT_OK);
+    assert_int_equal(mbt_calc_forward_dynamics(t2, c2, NULL, NULL, vd2), MBT_OK);
+    for (int i = 0; i < nv; ++i) tu_assert_rel(vd1[i], vd2[i], fabs(vd2[i]), 1e-10, "forward dynamics");
+    mbt_real U1, U2;
+    assert_int_equal(mbt_calc_potential_energy(t, ctx, &U1), MBT_OK);
+    assert_int_equal(mbt_calc_potential_energy(t2, c2, &U2), MBT_OK);
+    tu_assert_close(U1, U2, 1e-12, "potential energy");
+    mbt_context_destroy(c2);
+    mbt_tree_destroy(t2);
+  }
+  /* The other context keeps the tree's inertias. */
+  assert_int_equal(mbt_calc_mass_matrix(t, other, M2), MBT_OK);
+  for (int i = 0; i < nv * nv; ++i) assert_true(M2[i] == M0[i]);
+  /* Gravity: the tree's value at creation and at set_default_context only. */
+  assert_int_equal(mbt_tree_set_gravity(t, mbt_vec3_make(1, 2, 3)), MBT_OK);
+  tu_assert_vec3_near(ctx->g_W, mbt_vec3_make(0, 0, -9.81), 0);
+  mbt_tree_set_default_context(t, ctx);
+  tu_assert_vec3_near(ctx->g_W, mbt_vec3_make(1, 2, 3), 0);
+  mbt_context_destroy(other);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_create_allocates_everything),
@@ -278,6 +371,7 @@ int main(void) {
       cmocka_unit_test(test_state_accessors),
       cmocka_unit_test(test_contexts_independent),
       cmocka_unit_test(test_context_without_dofs),
+      cmocka_unit_test(test_inertia_parameters),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,7 @@ static void check_tree(mbt_tree* tree) {
   for (int trial = 0; trial < TRIALS; ++trial) {
     const mbt_vec3 g = trial == 0 ? mbt_vec3_make(0, 0, -9.81) : tu_rand_vec3(10);
     assert_int_equal(mbt_tree_set_gravity(tree, g), MBT_OK);
+    mbt_tree_set_default_context(tree, ctx); /* the context takes the tree's gravity */
     tu_rand_state(tree, ctx);
     tu_rand_array(vd, nv, 2);
     tu_rand_array(ta, nv, 1);

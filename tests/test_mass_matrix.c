@@ -114,14 +114,30 @@ static void test_shipped_models(void** s) {
   for (int k = 0; k < TU_NUM_MODELS; ++k) check_tree(tu_load_model(tu_models[k]));
 }
 
-/* A long serial chain of revolute and prismatic joints (depth 30) and a star (30 children of the world). */
+/* A long serial chain of revolute and prismatic joints (depth 45: M spans two 32×32 tiles of the
+ * mirrored upper triangle), a trunk of 12 with two limbs of 20, and a star (30 children of the
+ * world). */
 static void test_chain_and_star(void** s) {
   (void)s;
   tu_seed(23);
   mbt_tree* chain = mbt_tree_create();
-  tu_add_chain(chain, "l", 30, true);
+  tu_add_chain(chain, "l", 45, true);
   assert_int_equal(mbt_tree_finalize(chain), MBT_OK);
   check_tree(chain);
+  mbt_tree* limbs = mbt_tree_create();
+  const int trunk = tu_add_chain(limbs, "t", 12, false);
+  for (int k = 0; k < 2; ++k) {
+    int parent = trunk;
+    for (int i = 0; i < 20; ++i) {
+      char name[16];
+      snprintf(name, sizeof name, "%c%d", k ? 'a' : 'b', i);
+      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 4 == 1 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
+                                          i % 2 == 0);
+      assert_true(parent > 0);
+    }
+  }
+  assert_int_equal(mbt_tree_finalize(limbs), MBT_OK);
+  check_tree(limbs);
   mbt_tree* star = mbt_tree_create();
   for (int i = 0; i < 30; ++i) {
     char name[16];

@@ -169,10 +169,11 @@ char* cli_read_file(const char* cmd, const char* path, size_t* length) {
     buf = bigger;
     cap *= 2;
   }
+  const int err = errno;
   bool failed = ferror(f) != 0;
   fclose(f);
   if (!buf || failed) {
-    cli_error(cmd, "cannot read '%s'", path);
+    cli_error(cmd, "cannot read '%s': %s", path, strerror(buf ? err : ENOMEM));
     free(buf);
     return NULL;
   }

@@ -4,6 +4,7 @@
  * Per state, with M(q)·v̇ + C(q,v)·v = tau_g(q) + tau (seed MultibodyTree):
  *   tau_id = M·v̇ + C·v − tau_g   (inverse dynamics: rigid-body terms and gravity only)
  *   qdd    = M⁻¹·(tau + tau_g − C·v − damping ⊙ v)   (forward dynamics, ABA). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ static void print_help(void) {
        "  --states FILE.json       the states (required)\n"
        "  --gravity gx,gy,gz       gravity in m/s² (default 0,0,-9.81)\n"
        "  --no-damping             leave joint damping out of qdd\n"
+       "  --derivatives            add dtau_dq, dtau_dv (of tau_id) and dqdd_dq, dqdd_dv,\n"
+       "                           dqdd_dtau (of qdd), each nv×nv, q directions in v space\n"
        "  --out FILE.json          write the result to FILE instead of stdout\n"
        "  --floating               attach the root link with a quaternion-floating joint\n"
        "  --allow-invalid-inertia  load non-physical inertias as written (with a warning)\n"
@@ -88,8 +91,32 @@ static int line_of(const char* buf, const char* pos) {
   return line;
 }
 
-static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, const eval_state* s, int k, double* work,
-                       bool* failed) {
+/* dtau_dq, dtau_dv of tau_id (damping taken back out of ∂tau/∂v) and dqdd_dq, dqdd_dv,
+ * dqdd_dtau of qdd into o, each nv×nv; the qdd ones null (with qdd_error) where qdd is. */
+static void add_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                            const eval_state* s, double* work, cJSON* o) {
+  const int nv = mbt_tree_num_velocities(tree);
+  const size_t nn = (size_t)nv * (size_t)nv;
+  double *A = work, *B = A + nn, *C = B + nn;
+  if (mbt_calc_inverse_dynamics_derivatives(tree, ctx, ws, s->vdot, NULL, NULL, A, B, NULL) == MBT_OK) {
+    for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
+      const int v0 = mbt_joint_velocity_start(tree, j), jnv = mbt_joint_num_velocities(tree, j);
+      const double* d = jnv > 0 ? mbt_joint_damping_vector(ctx, j) : NULL;
+      for (int i = 0; i < jnv; ++i) B[(size_t)(v0 + i) * (size_t)nv + (size_t)(v0 + i)] -= d[i];
+    }
+    cJSON_AddItemToObject(o, "dtau_dq", cli_json_matrix(A, nv, nv));
+    cJSON_AddItemToObject(o, "dtau_dv", cli_json_matrix(B, nv, nv));
+  }
+  const char* names[3] = {"dqdd_dq", "dqdd_dv", "dqdd_dtau"};
+  const bool ok = mbt_calc_forward_dynamics_derivatives(tree, ctx, ws, s->tau, NULL, A, B, C) == MBT_OK;
+  for (int m = 0; m < 3; ++m) {
+    if (ok) cJSON_AddItemToObject(o, names[m], cli_json_matrix(work + m * nn, nv, nv));
+    else cJSON_AddNullToObject(o, names[m]);
+  }
+}
+
+static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const eval_state* s,
+                       int k, double* work, bool* failed) {
   int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
   double* tau_g = work;
   double* tau_id = tau_g + nv;
@@ -138,6 +165,7 @@ static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, const eval_state*
     cJSON_AddNullToObject(o, "qdd");
     cJSON_AddStringToObject(o, "qdd_error", mbt_context_last_error(ctx));
   }
+  if (ws) add_derivatives(tree, ctx, ws, s, M + (size_t)nv * (size_t)nv, o);
   *failed = false;
   return o;
 }
@@ -145,7 +173,8 @@ static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, const eval_state*
 int mbt_cli_eval(int argc, char** argv) {
   cli_model_options mopts = {false, false};
   const char *path = NULL, *states_path = NULL, *gravity_arg = NULL, *out_path = NULL;
-  bool no_damping = false;
+  bool no_damping = false, derivatives = false;
+  mbt_derivatives_workspace* ws = NULL;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     int r;
@@ -154,6 +183,10 @@ int mbt_cli_eval(int argc, char** argv) {
       return CLI_EXIT_OK;
     }
     if (cli_parse_model_option(a, &mopts)) continue;
+    if (strcmp(a, "--derivatives") == 0) {
+      derivatives = true;
+      continue;
+    }
     if (strcmp(a, "--no-damping") == 0) {
       no_damping = true;
       continue;
@@ -222,7 +255,7 @@ int mbt_cli_eval(int argc, char** argv) {
   int ns = cJSON_GetArraySize(states);
   eval_state* in = calloc((size_t)(ns > 0 ? ns : 1), sizeof(eval_state));
   double* pool = malloc(sizeof(double) * ((size_t)(ns > 0 ? ns : 1) * (size_t)(nq + 3 * nv) + 1));
-  double* work = malloc(sizeof(double) * ((size_t)nv * (size_t)nv + 4 * (size_t)nv + 1));
+  double* work = malloc(sizeof(double) * (4 * (size_t)nv * (size_t)nv + 4 * (size_t)nv + 1));
   mbt_context* ctx = NULL;
   cJSON* out = NULL;
   if (!in || !pool || !work) {
@@ -274,6 +307,10 @@ int mbt_cli_eval(int argc, char** argv) {
     }
   }
 
+  if (derivatives && !(ws = mbt_derivatives_workspace_create(tree))) {
+    cli_error(kCmd, "out of memory");
+    goto done;
+  }
   out = cJSON_CreateObject();
   cJSON_AddStringToObject(out, "model", path);
   cJSON_AddBoolToObject(out, "floating", mopts.floating);
@@ -284,7 +321,7 @@ int mbt_cli_eval(int argc, char** argv) {
   cJSON* results = cJSON_AddArrayToObject(out, "states");
   for (int k = 0; k < ns; ++k) {
     bool failed = false;
-    cJSON* o = eval_one(tree, ctx, &in[k], k, work, &failed);
+    cJSON* o = eval_one(tree, ctx, ws, &in[k], k, work, &failed);
     if (failed) goto done;
     cJSON_AddItemToArray(results, o);
   }
@@ -297,7 +334,7 @@ int mbt_cli_eval(int argc, char** argv) {
     FILE* f = stdout;
     if (out_path) {
       if (!cli_make_parent_dirs(kCmd, out_path) || !(f = fopen(out_path, "w"))) {
-        if (out_path && !f) cli_error(kCmd, "cannot write '%s'", out_path);
+        if (out_path && !f) cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
         free(json);
         goto done;
       }
@@ -307,17 +344,18 @@ int mbt_cli_eval(int argc, char** argv) {
     free(json);
     if (f != stdout) {
       if (fclose(f) != 0) {
-        cli_error(kCmd, "cannot write '%s'", out_path);
+        cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
         goto done;
       }
     } else if (fflush(stdout) != 0) {
-      cli_error(kCmd, "cannot write to stdout");
+      cli_error(kCmd, "cannot write to stdout: %s", strerror(errno));
       goto done;
     }
   }
   rc = CLI_EXIT_OK;
 done:
   cJSON_Delete(out);
+  mbt_derivatives_workspace_destroy(ws);
   if (ctx) mbt_context_destroy(ctx);
   free(work);
   free(pool);

@@ -59,39 +59,61 @@ static int display_width(const char* s) {
   return w;
 }
 
-typedef struct {
-  char tree_col[512];  /* prefix + body name */
-  int body;
-} info_line;
+/* The tree column is drawn with box-drawing prefixes, one column per level, for at most this
+ * many levels: a body deeper than that shows only the columns of its nearest ancestors after a
+ * "⋯", so a line stays short however deep the tree (the LEVEL column gives the depth). */
+enum { kMaxDrawnLevels = 24 };
 
-/* Depth-first from `body`: appends lines with the box-drawing prefix. */
-static void collect(const mbt_tree* tree, int body, const char* prefix, bool last, bool root,
-                    info_line* lines, int* count) {
-  info_line* line = &lines[(*count)++];
-  line->body = body;
-  if (root)
-    snprintf(line->tree_col, sizeof(line->tree_col), "%s", mbt_tree_body_name(tree, body));
-  else
-    snprintf(line->tree_col, sizeof(line->tree_col), "%s%s %s", prefix, last ? "└─" : "├─",
-             mbt_tree_body_name(tree, body));
-  char child_prefix[512];
-  if (root)
-    child_prefix[0] = '\0';
-  else
-    snprintf(child_prefix, sizeof(child_prefix), "%s%s", prefix, last ? "   " : "│  ");
-  int nc = mbt_tree_body_num_children(tree, body);
-  /* Children in node order (the order of q). */
-  int* kids = malloc(sizeof(int) * (size_t)(nc > 0 ? nc : 1));
-  if (!kids) return;
-  for (int k = 0; k < nc; ++k) kids[k] = mbt_tree_body_child(tree, body, k);
-  for (int a = 1; a < nc; ++a)
-    for (int b = a; b > 0 && mbt_tree_body_node(tree, kids[b]) < mbt_tree_body_node(tree, kids[b - 1]); --b) {
-      int t = kids[b];
-      kids[b] = kids[b - 1];
-      kids[b - 1] = t;
+/* The tree drawing, walked in body-node order (depth-first preorder, children in node order,
+ * as q is): open[l] tells whether the ancestor at level l has siblings still to come (its
+ * column shows "│"). No recursion: a chain of any length is drawn in one loop. */
+typedef struct {
+  const mbt_tree* tree;
+  int* last_child;  /* [bodies] the child with the highest node, -1 if none */
+  bool* open;       /* [height + 1] */
+} tree_drawing;
+
+static bool drawing_init(tree_drawing* d, const mbt_tree* tree) {
+  const int nb = mbt_tree_num_bodies(tree), height = mbt_tree_height(tree);
+  d->tree = tree;
+  d->last_child = malloc(sizeof(int) * (size_t)nb);
+  d->open = calloc((size_t)height + 1, sizeof(bool));
+  if (!d->last_child || !d->open) return false;
+  for (int b = 0; b < nb; ++b) {
+    d->last_child[b] = -1;
+    for (int k = 0; k < mbt_tree_body_num_children(tree, b); ++k) {
+      const int c = mbt_tree_body_child(tree, b, k);
+      if (d->last_child[b] < 0 || mbt_tree_body_node(tree, c) > mbt_tree_body_node(tree, d->last_child[b]))
+        d->last_child[b] = c;
     }
-  for (int k = 0; k < nc; ++k) collect(tree, kids[k], child_prefix, k == nc - 1, false, lines, count);
-  free(kids);
+  }
+  return true;
+}
+
+static void drawing_free(tree_drawing* d) {
+  free(d->last_child);
+  free(d->open);
+}
+
+/* The tree cell of `body` (visited in node order): prefix, connector and name. */
+static void drawing_cell(tree_drawing* d, int body, char* buf, size_t n) {
+  const int level = mbt_tree_body_level(d->tree, body);
+  const char* name = mbt_tree_body_name(d->tree, body);
+  if (level == 0) {
+    snprintf(buf, n, "%s", name);
+    return;
+  }
+  const bool last = d->last_child[mbt_tree_body_parent(d->tree, body)] == body;
+  size_t len = 0;
+  buf[0] = '\0';
+  int first = 1;
+  if (level - 1 > kMaxDrawnLevels) {
+    first = level - kMaxDrawnLevels + 1;
+    len += (size_t)snprintf(buf, n, "⋯  ");
+  }
+  for (int l = first; l < level && len < n; ++l) len += (size_t)snprintf(buf + len, n - len, "%s", d->open[l] ? "│  " : "   ");
+  if (len < n) snprintf(buf + len, n - len, "%s %s", last ? "└─" : "├─", name);
+  d->open[level] = !last;
 }
 
 /* Appends s padded to width display columns to line (of capacity cap). */
@@ -114,15 +136,14 @@ enum { kMaxWarnings = 12 };
 static int print_text(const cli_model* model, bool all_warnings) {
   const mbt_tree* tree = model->tree;
   int nb = mbt_tree_num_bodies(tree);
-  info_line* lines = calloc((size_t)nb, sizeof(info_line));
-  if (!lines) {
+  tree_drawing drawing;
+  if (!drawing_init(&drawing, tree)) {
+    drawing_free(&drawing);
     cli_error(kCmd, "out of memory");
     return CLI_EXIT_FAILURE;
   }
   printf("robot '%s' from %s%s\n\n", model->urdf.robot_name ? model->urdf.robot_name : "", model->path,
          model->floating ? " (floating base)" : "");
-  int count = 0;
-  collect(tree, mbt_tree_world_body(tree), "", true, true, lines, &count);
 
   const char* headers[] = {"BODY", "JOINT", "TYPE", "Q", "V", "MASS [kg]", "LEVEL"};
   int width[7];
@@ -136,12 +157,12 @@ static int print_text(const cli_model* model, bool all_warnings) {
       for (int c = 0; c < 7; ++c) append_padded(out, sizeof(out), headers[c], width[c] + 2);
       put_trimmed(out);
     }
-    for (int i = 0; i < count; ++i) {
-      int body = lines[i].body;
+    for (int node = 0; node < nb; ++node) {
+      int body = mbt_tree_node_body(tree, node);
       const char *jname, *jtype;
       body_joint(tree, body, &jname, &jtype);
       int m = mbt_tree_body_mobilizer(tree, body);
-      snprintf(cells[0], sizeof(cells[0]), "%s", lines[i].tree_col);
+      drawing_cell(&drawing, body, cells[0], sizeof(cells[0]));
       snprintf(cells[1], sizeof(cells[1]), "%s", jname);
       snprintf(cells[2], sizeof(cells[2]), "%s", jtype);
       cells[3][0] = cells[4][0] = cells[5][0] = '\0';
@@ -165,7 +186,7 @@ static int print_text(const cli_model* model, bool all_warnings) {
       if (pass == 1) put_trimmed(out);
     }
   }
-  free(lines);
+  drawing_free(&drawing);
 
   /* Counts. */
   int nj = mbt_tree_num_joints(tree);

@@ -2,6 +2,7 @@
  * gravity and its joint damping, writes a CSV of t, q, v and total energy and a plot, and
  * prints a summary. Without MODEL: the shipped Panda arm released from a bent pose. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -468,7 +469,7 @@ int mbt_cli_simulate(int argc, char** argv) {
   handler_installed = sigaction(SIGINT, &action, &old_action) == 0;
   csv = fopen(a.out, "w");
   if (!csv) {
-    cli_error(kCmd, "cannot write '%s'", a.out);
+    cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
     goto done;
   }
   fputs("t", csv);
@@ -483,7 +484,7 @@ int mbt_cli_simulate(int argc, char** argv) {
   }
   double t_start = mbt_context_time(sctx);
   if (!write_row(csv, sctx, nq, nv, E0) || !samples_push(&smp, t_start, mbt_context_q(sctx), E0)) {
-    cli_error(kCmd, "cannot write '%s'", a.out);
+    cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
     goto done;
   }
 
@@ -500,8 +501,9 @@ int mbt_cli_simulate(int argc, char** argv) {
     if (mbt_context_time(sctx) > smp.t[smp.n - 1]) {
       if (total_energy(tree, sctx, &E) != MBT_OK) E = NAN;
       if (!write_row(csv, sctx, nq, nv, E) || !samples_push(&smp, mbt_context_time(sctx), mbt_context_q(sctx), E)) {
+        const int err = errno;
         clear_progress(&prog);
-        cli_error(kCmd, "cannot write '%s'", a.out);
+        cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(err));
         goto done;
       }
     }
@@ -516,7 +518,7 @@ int mbt_cli_simulate(int argc, char** argv) {
   bool csv_ok = fclose(csv) == 0;
   csv = NULL;
   if (!csv_ok) {
-    cli_error(kCmd, "cannot write '%s'", a.out);
+    cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
     goto done;
   }
 

@@ -20,6 +20,8 @@ static void print_usage(FILE* out) {
         "                    matrix, bias, gravity, energies, body poses) as JSON\n"
         "  simulate [MODEL]  simulate a robot and write a CSV and a plot (default: the\n"
         "                    shipped Panda arm falling under gravity)\n"
+        "  sweep SPEC        many simulations over a grid or a Monte Carlo sample of initial\n"
+        "                    states, parameters and PD gains, on all cores or MPI ranks (CSV)\n"
         "  view MODEL        a self-contained HTML page showing the model in 3D, with a\n"
         "                    trajectory or a pose editor\n"
         "  bench             benchmarks\n"
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
       if (strcmp(cmd, "info") == 0) return mbt_cli_info(argc, argv);
       if (strcmp(cmd, "eval") == 0) return mbt_cli_eval(argc, argv);
       if (strcmp(cmd, "simulate") == 0) return mbt_cli_simulate(argc, argv);
+      if (strcmp(cmd, "sweep") == 0) return mbt_cli_sweep(argc, argv);
       if (strcmp(cmd, "bench") == 0) return mbt_cli_bench(argc, argv);
       if (strcmp(cmd, "view") == 0) return mbt_cli_view(argc, argv);
       cli_error(NULL, "unknown command '%s' (see 'mbt --help')", cmd);
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "info") == 0) return mbt_cli_info(argc - 1, argv + 1);
   if (strcmp(cmd, "eval") == 0) return mbt_cli_eval(argc - 1, argv + 1);
   if (strcmp(cmd, "simulate") == 0) return mbt_cli_simulate(argc - 1, argv + 1);
+  if (strcmp(cmd, "sweep") == 0) return mbt_cli_sweep(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return mbt_cli_bench(argc - 1, argv + 1);
   if (strcmp(cmd, "view") == 0) return mbt_cli_view(argc - 1, argv + 1);
   cli_error(NULL, "unknown command '%s' (see 'mbt --help')", cmd);

@@ -101,9 +101,10 @@ bool plot_write_svg(const char* path, const plot_data* data, char* err, size_t e
   plot_draw(&b, data);
   fputs("</svg>\n", s.f);
   bool failed = ferror(s.f) != 0;
-  if (fclose(s.f) != 0) failed = true;
+  int error = errno;
+  if (fclose(s.f) != 0) failed = true, error = errno;
   if (failed) {
-    snprintf(err, err_size, "cannot write '%s'", path);
+    snprintf(err, err_size, "cannot write '%s': %s", path, strerror(error));
     return false;
   }
   return true;

@@ -43,7 +43,10 @@ mbt_force_element_type mbt_force_element_type_of(const mbt_tree* tree, int force
 const char* mbt_force_element_name(const mbt_tree* tree, int force_element);
 
 /* Uniform gravity: g_W in m/s², default (0, 0, -9.81). Settable before and after finalize
- * (it is a model parameter, like Drake's UniformGravityFieldElement::set_gravity_vector). */
+ * (it is a model parameter, like Drake's UniformGravityFieldElement::set_gravity_vector). A
+ * context holds its own copy, taken from the tree by mbt_context_create and
+ * mbt_tree_set_default_context: a change here reaches an existing context only through the
+ * latter. */
 mbt_vec3 mbt_tree_gravity(const mbt_tree* tree);
 int mbt_tree_set_gravity(mbt_tree* tree, mbt_vec3 g_W);
 

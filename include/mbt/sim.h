@@ -11,7 +11,7 @@
 #ifndef MBT_SIM_H
 #define MBT_SIM_H
 
-#include "mbt/dynamics.h"
+#include "mbt/contact.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +22,7 @@ typedef enum {
   MBT_INTEGRATOR_SEMI_IMPLICIT_EULER, /* "semi_implicit_euler" (symplectic) */
   MBT_INTEGRATOR_RK4,                 /* "rk4" classic fixed step */
   MBT_INTEGRATOR_RK45,                /* "rk45": adaptive Dormand-Prince 5(4) with error control */
+  MBT_INTEGRATOR_TIME_STEPPING,       /* "time_stepping": semi-implicit Euler with contact impulses */
   MBT_INTEGRATOR_NUM_TYPES
 } mbt_integrator_type;
 
@@ -55,6 +56,10 @@ typedef struct {
   long steps_rejected;      /* rk45 rejected steps */
   long dynamics_evaluations;
   long limit_events;        /* entries of a limited coordinate beyond its limit (per accepted step) */
+  long contact_points;      /* contact points over all steps (time_stepping with a contact model) */
+  long contact_iterations;  /* contact solver sweeps over all steps */
+  long contact_unconverged; /* steps whose contact solver stopped at its sweep limit */
+  long contacts_dropped;    /* contact points beyond the workspace's capacity (not applied) */
 } mbt_simulator_stats;
 
 typedef struct mbt_simulator mbt_simulator;
@@ -79,6 +84,26 @@ void mbt_simulator_set_limit_penalty(mbt_simulator* sim, mbt_real stiffness, mbt
  * t_final. The message is in mbt_simulator_last_error. State, parameters and locks changed in
  * mbt_simulator_context() between calls are taken up by the next call. */
 int mbt_simulator_advance_to(mbt_simulator* sim, mbt_real t_final);
+/* Contact (mbt/contact.h). A model of the simulator's tree makes every step of the
+ * "time_stepping" integrator solve for contact impulses; the other integrators refuse it
+ * (MBT_ERR_INVALID_ARGUMENT: their steps assume a smooth ẋ, which contact is not). The model
+ * must outlive the simulator or be replaced; NULL removes it. Allocates the contact workspace
+ * (up to 8 contact points per shape, between 32 and 512 in all). Time stepping (docs/contact.md):
+ *   v* = v + h·v̇(t, q, v)                     (forward dynamics with control, limits, damping)
+ *   v⁺ = v* + M⁻¹·Jᵀ·γ                        (γ: contact impulses, solved implicitly)
+ *   q⁺ = q + h·N(q)·v⁺
+ * with contacts detected at q. Without a model the scheme is semi-implicit Euler. */
+int mbt_simulator_set_contact_model(mbt_simulator* sim, const mbt_contact_model* model);
+/* Contact points of the last step (valid until the next step): their count and array. */
+int mbt_simulator_num_contacts(const mbt_simulator* sim);
+const mbt_contact_result* mbt_simulator_contact_results(const mbt_simulator* sim);
+/* The last step's total contact force on every body, F_Bo_W (at the body origin, in W, at the
+ * step's start configuration), indexed by body (num_bodies entries). */
+int mbt_simulator_contact_body_forces(const mbt_simulator* sim, mbt_spatial_force* F_Bo_W, int num_bodies);
+/* Contact solver limits: sweeps (>= 1, default 100) and tolerance (> 0, default 1e-6: a sweep
+ * that changes no contact velocity by more than tolerance·max |v_c*| ends the solve). */
+int mbt_simulator_set_contact_solver(mbt_simulator* sim, int max_iterations, mbt_real tolerance);
+
 /* The simulator's context (state at the current time). */
 mbt_context* mbt_simulator_context(mbt_simulator* sim);
 mbt_simulator_stats mbt_simulator_get_stats(const mbt_simulator* sim);

@@ -25,7 +25,8 @@ typedef enum {
   MBT_ERR_SINGULAR = -10,        /* a singular matrix: the quantity is undefined */
   MBT_ERR_PARSE = -11,           /* a model file that cannot be read as one */
   MBT_ERR_IO = -12,              /* a file that cannot be opened or read */
-  MBT_ERR_INTERRUPTED = -13      /* a run stopped at the caller's request */
+  MBT_ERR_INTERRUPTED = -13,     /* a run stopped at the caller's request */
+  MBT_ERR_LIMIT = -14            /* an input beyond a documented limit (docs/errors.md) */
 } mbt_status;
 
 /* A short constant name for a status ("invalid argument", ...). Never NULL. */

@@ -39,6 +39,15 @@
 extern "C" {
 #endif
 
+/* Limits (docs/errors.md): beyond them a load fails with MBT_ERR_LIMIT and a message naming
+ * the limit, before any large allocation. */
+enum {
+  MBT_URDF_MAX_FILE_SIZE = 256 << 20,   /* bytes of URDF text (256 MiB) */
+  MBT_URDF_MAX_NAME_LENGTH = 255,       /* bytes in a robot, link or joint name */
+  MBT_URDF_MAX_ELEMENTS = 1000000,      /* child elements of <robot> (links, joints, ...) */
+  MBT_URDF_MAX_DEPTH = 256              /* nesting of XML elements (libxml2's limit) */
+};
+
 enum {
   MBT_URDF_FLOATING = 1 << 0,              /* root link on a floating joint "root_joint" */
   MBT_URDF_ALLOW_INVALID_INERTIA = 1 << 1  /* load non-physical inertias as written, warn */
@@ -65,9 +74,10 @@ typedef struct {
  * MBT_ERR_IO (cannot open or read), MBT_ERR_PARSE (empty, malformed XML, not <robot>,
  * missing element or attribute, bad number, unknown joint type), MBT_ERR_INVALID_ARGUMENT
  * (negative mass, damping or limit, zero axis, lower > upper, MBT_URDF_FLOATING with a
- * world link), MBT_ERR_NOT_FOUND (a joint names an unknown link, a
- * visual names an undefined material), MBT_ERR_DUPLICATE,
- * MBT_ERR_TOPOLOGY (two parents, cycle, several roots), MBT_ERR_NONPHYSICAL. */
+ * world link), MBT_ERR_NOT_FOUND (a joint names an unknown link, a visual names an undefined
+ * material), MBT_ERR_DUPLICATE, MBT_ERR_TOPOLOGY (two parents, cycle, several roots),
+ * MBT_ERR_NONPHYSICAL, MBT_ERR_LIMIT (a limit above). Every error with its message:
+ * docs/errors.md. */
 int mbt_urdf_load_file(const char* path, int flags, mbt_urdf_result* result);
 /* Loads from a string in memory; `source_name` is used in messages (may be NULL). */
 int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,

@@ -8,6 +8,8 @@
 #define MBT_ALGORITHMS_INTERNAL_H
 
 #include "mbt/dynamics.h"
+#include "mobilizers/mobilizer_kernels.h"
+#include "mobilizers/mobilizer_types.h"
 #include "tree/context_internal.h"
 
 /* MBT_OK if tree is finalized and ctx belongs to it; otherwise the status, with a message
@@ -143,18 +145,105 @@ void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, c
 void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
                                  mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau);
 
-/* The gravity field g_W: the sum of the uniform gravity elements. */
-static inline mbt_vec3 mbt__gravity_W(const mbt_tree* tree) {
-  mbt_vec3 g = mbt_vec3_zero();
-  for (int e = 0; e < tree->num_forces; ++e)
-    if (tree->forces[e].type == MBT_FORCE_UNIFORM_GRAVITY) g = mbt_vec3_add(g, tree->forces[e].u.gravity.g_W);
-  return g;
-}
-
 /* Force element contributions (gravity, springs, user elements, joint damping) added into
  * `forces`, which is first zeroed. MBT_ERR_SINGULAR (forces unchanged) if a spring has zero
  * length. */
 int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibody_forces* forces);
+
+/* ---- shared kernels of the local-node recursions (mass_matrix.c, forward_dynamics.c) ---------- */
+/* Ic about Bo += Ic_C about Co shifted by d = p_BoCo (parallel-axis theorem by moments, as the
+ * sum of m·(|r|²·1 − r·rᵀ) over the mass points at r = d + r_C from Bo):
+ *   m += m_C, h += h_C + m_C·d, K += K_C + m_C·(|d|²·1 − d·dᵀ) + 2·(d·h_C)·1 − d·h_Cᵀ − h_C·dᵀ. */
+static inline void mbt__moments_add_shifted(mbt_inertia_moments* Ic, const mbt_inertia_moments* C, mbt_vec3 d) {
+  const mbt_vec3 h = C->h;
+  const mbt_vec3 md = mbt_vec3_scale(d, C->m);
+  const mbt_real s = mbt_vec3_dot(md, d) + 2 * mbt_vec3_dot(d, h);
+  const mbt_real dx = d.v[0], dy = d.v[1], dz = d.v[2], hx = h.v[0], hy = h.v[1], hz = h.v[2];
+  Ic->K[0] += C->K[0] + s - md.v[0] * dx - 2 * dx * hx;
+  Ic->K[1] += C->K[1] + s - md.v[1] * dy - 2 * dy * hy;
+  Ic->K[2] += C->K[2] + s - md.v[2] * dz - 2 * dz * hz;
+  Ic->K[3] += C->K[3] - md.v[0] * dy - dx * hy - hx * dy;
+  Ic->K[4] += C->K[4] - md.v[0] * dz - dx * hz - hx * dz;
+  Ic->K[5] += C->K[5] - md.v[1] * dz - dy * hz - hy * dz;
+  Ic->h = mbt_vec3_add(Ic->h, mbt_vec3_add(h, md));
+  Ic->m += C->m;
+}
+
+/* K' = R·K·Rᵀ, h' = R·h for the moments {m, h, K} of a body re-expressed by R: with A = R·K,
+ * K'ᵢⱼ = Aᵢ·Rⱼ for the six entries i <= j (45 products). */
+static inline void mbt__moments_reexpress(const mbt_inertia_moments* I, const mbt_mat3* R, mbt_inertia_moments* IR) {
+  const mbt_real* K = I->K;
+  const mbt_real k[3][3] = {{K[0], K[3], K[4]}, {K[3], K[1], K[5]}, {K[4], K[5], K[2]}};
+  mbt_real A[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = R->m[i][0] * k[0][j] + R->m[i][1] * k[1][j] + R->m[i][2] * k[2][j];
+#define MBT__ARt(i, j) (A[i][0] * R->m[j][0] + A[i][1] * R->m[j][1] + A[i][2] * R->m[j][2])
+  IR->K[0] = MBT__ARt(0, 0), IR->K[1] = MBT__ARt(1, 1), IR->K[2] = MBT__ARt(2, 2);
+  IR->K[3] = MBT__ARt(0, 1), IR->K[4] = MBT__ARt(0, 2), IR->K[5] = MBT__ARt(1, 2);
+#undef MBT__ARt
+  IR->h = mbt_mat3_mul_vec(R, I->h);
+  IR->m = I->m;
+}
+
+/* The pose X_WM of a local node's frame M and its H columns at Wo in W, from its moving
+ * ancestor's X_WA: R_WF = R_WA·R_AF, p_WFo = p_WAo + R_WA·p_AF, X_WM = X_WF·X_FM(q); a column
+ * [w; v_Mo] of H_FM at Mo in F is [R_WF·w; R_WF·v_Mo + p_WoMo × R_WF·w] at Wo in W.
+ * Revolute (about ẑ): R_WM = R_WF·R_z(q) (12 products), w = column z of R_WF, v_Mo = 0;
+ * prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0, v_Mo = column z of R_WF. */
+static inline void mbt__local_pose_and_H_Wo(const mbt_tree* tree, const mbt_context* ctx,
+                                            const mbt_local_node* L, const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H_Wo) {
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]);
+  const mbt_real* q = ctx->q + L->q_start;
+  if (L->type == MBT_MOBILIZER_REVOLUTE) {
+    const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+    for (int r = 0; r < 3; ++r) {
+      X_WM->R.m[r][0] = cs * R_WF.m[r][0] + sn * R_WF.m[r][1];
+      X_WM->R.m[r][1] = cs * R_WF.m[r][1] - sn * R_WF.m[r][0];
+      X_WM->R.m[r][2] = R_WF.m[r][2];
+    }
+    X_WM->p = p_WFo;
+    H_Wo->w = z;
+    H_Wo->v = mbt_vec3_cross(p_WFo, z);
+    return;
+  }
+  if (L->type == MBT_MOBILIZER_PRISMATIC) {
+    X_WM->R = R_WF;
+    X_WM->p = mbt_vec3_axpy(p_WFo, q[0], z);
+    H_Wo->w = mbt_vec3_zero();
+    H_Wo->v = z;
+    return;
+  }
+  mbt_transform X_FM;
+  mbt_spatial_velocity H_FM[6];
+  const mbt_node* n = &tree->nodes[L->node];
+  if (L->type == MBT_MOBILIZER_SCREW) {
+    const mbt_real s = ctx->sin_q[L->q_start], c = ctx->cos_q[L->q_start];
+    X_FM.R = n->axis_k ? mbt__rot_coord_axis(n->axis_k, s, c) : mbt__rot_axis_angle(n->axis, s, c);
+    X_FM.p = mbt_vec3_scale(n->axis, n->pitch * q[0]);
+  } else {
+    mbt__mob_calc_X_FM(n, q, &X_FM);
+  }
+  mbt__mob_calc_H_FM(n, q, H_FM);
+  X_WM->R = mbt_mat3_mul(&R_WF, &X_FM.R);
+  X_WM->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  for (int j = 0; j < L->nv; ++j) {
+    const mbt_vec3 w = mbt_mat3_mul_vec(&R_WF, H_FM[j].w);
+    H_Wo[j].w = w;
+    H_Wo[j].v = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H_FM[j].v), mbt_vec3_cross(X_WM->p, w));
+  }
+}
+
+/* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about a point O, [w; v] at O. */
+static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, mbt_vec3* t, mbt_vec3* f) {
+  const mbt_real* K = I->K;
+  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
+                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
+                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
+  *t = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
+  *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
+}
 
 /* ---- spatial algebra on (mass, p_BoBcm, G_Bo) inertias and [w; v] vectors -------------- */
 /* G·w for a symmetric unit (or rotational) inertia. */

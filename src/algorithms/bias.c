@@ -18,7 +18,7 @@ int mbt_calc_gravity_generalized_forces(const mbt_tree* tree, mbt_context* ctx, 
   if (st) return st;
   if (!tau_g && tree->nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_gravity_generalized_forces: tau_g is NULL");
-  mbt__inverse_dynamics_local(tree, ctx, NULL, NULL, mbt__gravity_W(tree), NULL, tau_g);
+  mbt__inverse_dynamics_local(tree, ctx, NULL, NULL, ctx->g_W, NULL, tau_g);
   for (int i = 0; i < tree->nv; ++i) tau_g[i] = -tau_g[i];
   return MBT_OK;
 }

@@ -69,7 +69,7 @@ int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibo
     const mbt_force_element* fe = &tree->forces[e];
     switch (fe->type) {
       case MBT_FORCE_UNIFORM_GRAVITY: {
-        const mbt_vec3 g = fe->u.gravity.g_W;
+        const mbt_vec3 g = ctx->g_W;
         for (int node = 1; node < tree->num_nodes; ++node) {
           const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
           const mbt_vec3 mg = mbt_vec3_scale(g, M->mass);
@@ -138,7 +138,7 @@ int mbt_calc_potential_energy(const mbt_tree* tree, mbt_context* ctx, mbt_real* 
     switch (fe->type) {
       case MBT_FORCE_UNIFORM_GRAVITY:
         for (int node = 1; node < tree->num_nodes; ++node)
-          sum -= pc->M_Bo_W[node].mass * mbt_vec3_dot(fe->u.gravity.g_W, pc->p_WBcm[node]);
+          sum -= pc->M_Bo_W[node].mass * mbt_vec3_dot(ctx->g_W, pc->p_WBcm[node]);
         break;
       case MBT_FORCE_LINEAR_SPRING_DAMPER: {
         spring_geometry s;
@@ -182,7 +182,7 @@ int mbt_calc_conservative_power(const mbt_tree* tree, mbt_context* ctx, mbt_real
           const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
           const mbt_spatial_velocity* V = &vc->V_WB[node];
           const mbt_vec3 v_WBcm = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, M->p_PScm_E));
-          sum += M->mass * mbt_vec3_dot(fe->u.gravity.g_W, v_WBcm);
+          sum += M->mass * mbt_vec3_dot(ctx->g_W, v_WBcm);
         }
         break;
       case MBT_FORCE_LINEAR_SPRING_DAMPER: {

@@ -102,16 +102,6 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
 }
 
-/* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about Mo. */
-static inline void moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, mbt_vec3* t, mbt_vec3* f) {
-  const mbt_real* K = I->K;
-  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
-                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
-                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
-  *t = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
-  *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
-}
-
 /* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s. */
 static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* s, const mbt_spatial_velocity* vJ,
                                 const mbt_spatial_acceleration* aJ) {
@@ -162,11 +152,11 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
 }
 
 /* f_M = I·a_M + v_M ×* (I·v_M) for one local node. */
-static inline void local_force(const mbt_local_node* L, mbt_local_scratch* s) {
+static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
   const mbt_vec3 w = s->V.w, v = s->V.v;
   mbt_vec3 t, f, ht, hf;
-  moments_mul(&L->I_Mo_M, s->A.alpha, s->A.a, &t, &f);
-  moments_mul(&L->I_Mo_M, w, v, &ht, &hf);
+  mbt__moments_mul(I, s->A.alpha, s->A.a, &t, &f);
+  mbt__moments_mul(I, w, v, &ht, &hf);
   s->F.tau = mbt_vec3_add(t, mbt_vec3_add(mbt_vec3_cross(w, ht), mbt_vec3_cross(v, hf)));
   s->F.f = mbt_vec3_add(f, mbt_vec3_cross(w, hf));
 }
@@ -208,7 +198,7 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
       local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
       local_motion(&S[L->parent], &S[i], &vJ, &aJ);
     }
-    local_force(L, &S[i]);
+    local_force(&ctx->I_Mo_M[i], &S[i]);
   }
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
@@ -232,7 +222,7 @@ int mbt_calc_inverse_dynamics_with_gravity(const mbt_tree* tree, mbt_context* ct
   if (st) return st;
   if (!tau && tree->nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_inverse_dynamics_with_gravity: tau is NULL");
-  mbt__inverse_dynamics_local(tree, ctx, ctx->v, known_vdot, mbt__gravity_W(tree), NULL, tau);
+  mbt__inverse_dynamics_local(tree, ctx, ctx->v, known_vdot, ctx->g_W, NULL, tau);
   return MBT_OK;
 }
 

@@ -152,26 +152,28 @@ static inline void reexpress_inertia(const mbt_spatial_inertia* M_B, const mbt_m
  *   M_Bo_W = R_WB·M_BBo_B (re-expressed), p_WBcm = p_WBo + p_BoBcm_W.
  * H_FM is constant for every type but the universal mobilizer: the context holds it from its
  * creation (context.c) and only the universal's is recomputed here. */
-static inline void calc_node_position_dynamics(const mbt_node* n, int node, const mbt_real* q, mbt_position_cache* pc) {
+static inline void calc_node_position_dynamics(const mbt_node* n, int node, const mbt_context* ctx,
+                                               mbt_position_cache* pc) {
+  const mbt_real* q = ctx->q;
   const mbt_transform* X_WB = &pc->X_WB[node];
   const mbt_mat3* R_WF = &pc->R_WF[node];
   mbt_spatial_velocity* H_PB_W = &pc->H_PB_W[n->v_start];
   if (n->type == MBT_MOBILIZER_UNIVERSAL) mbt__mob_calc_H_FM(n, q + n->q_start, &pc->H_FM[n->v_start]);
   mbt__calc_H_PB_W(n, R_WF, &X_WB->R, &pc->H_FM[n->v_start], H_PB_W);
   mbt_spatial_inertia* M_Bo_W = &pc->M_Bo_W[node];
-  reexpress_inertia(&n->M_BBo_B, &X_WB->R, M_Bo_W);
+  reexpress_inertia(&ctx->M_BBo_B[node], &X_WB->R, M_Bo_W);
   pc->p_WBcm[node] = mbt_vec3_add(X_WB->p, M_Bo_W->p_PScm_E);
 }
 
-static void calc_world_node(const mbt_tree* tree, mbt_position_cache* pc, bool dynamics) {
+static void calc_world_node(const mbt_context* ctx, mbt_position_cache* pc, bool dynamics) {
   pc->X_WB[0] = mbt_transform_identity();
   pc->X_PB[0] = mbt_transform_identity();
   pc->X_FM[0] = mbt_transform_identity();
   pc->p_PoBo_W[0] = mbt_vec3_zero();
   pc->R_WF[0] = mbt_mat3_identity();
   if (dynamics) {
-    pc->M_Bo_W[0] = tree->nodes[0].M_BBo_B;
-    pc->p_WBcm[0] = tree->nodes[0].M_BBo_B.p_PScm_E;
+    pc->M_Bo_W[0] = ctx->M_BBo_B[0];
+    pc->p_WBcm[0] = ctx->M_BBo_B[0].p_PScm_E;
   }
 }
 
@@ -179,7 +181,7 @@ static void calc_world_node(const mbt_tree* tree, mbt_position_cache* pc, bool d
 static void calc_poses(const mbt_tree* tree, mbt_context* ctx) {
   mbt_position_cache* pc = &ctx->pc;
   mbt__calc_joint_sincos(tree, ctx);
-  calc_world_node(tree, pc, false);
+  calc_world_node(ctx, pc, false);
   for (int node = 1; node < tree->num_nodes; ++node) calc_node_pose(&tree->nodes[node], node, ctx, pc, false);
   ctx->pose_valid = true;
 }
@@ -188,13 +190,12 @@ static void calc_poses(const mbt_tree* tree, mbt_context* ctx) {
  * with with_X_PB (mbt_calc_position_kinematics_cache). */
 static void calc_position_kinematics(const mbt_tree* tree, mbt_context* ctx, bool with_X_PB) {
   mbt_position_cache* pc = &ctx->pc;
-  const mbt_real* q = ctx->q;
   mbt__calc_joint_sincos(tree, ctx);
-  calc_world_node(tree, pc, true);
+  calc_world_node(ctx, pc, true);
   for (int node = 1; node < tree->num_nodes; ++node) {
     const mbt_node* n = &tree->nodes[node];
     calc_node_pose(n, node, ctx, pc, with_X_PB);
-    calc_node_position_dynamics(n, node, q, pc);
+    calc_node_position_dynamics(n, node, ctx, pc);
   }
   ctx->pose_valid = ctx->position_valid = true;
 }

@@ -31,6 +31,8 @@ const char* mbt_status_string(int status) {
       return "input/output error";
     case MBT_ERR_INTERRUPTED:
       return "interrupted";
+    case MBT_ERR_LIMIT:
+      return "limit exceeded";
     default:
       return "unknown status";
   }

@@ -4,7 +4,8 @@
  *   "semi_implicit_euler"  v⁺ = v + h·v̇(t, q, v),  q⁺ = q + h·N(q)·v⁺  (symplectic Euler)
  *   "rk4"                  the classic 4-stage Runge–Kutta method, order 4
  *   "rk45"                 Dormand–Prince 5(4) with FSAL, local extrapolation (the 5th-order
- *                          solution is kept), error control and a PI step-size controller.
+ *                          solution is kept), error control and a PI step-size controller;
+ *   "time_stepping"        semi-implicit Euler with contact impulses (contact_step.c).
  * Fixed-step methods take steps of opt.dt; the last step of every method is shortened to land
  * exactly on t_final. */
 #include <math.h>
@@ -109,6 +110,7 @@ static int integrate_fixed(mbt_simulator* sim, mbt_real t_final) {
     switch (sim->opt.integrator) {
       case MBT_INTEGRATOR_EXPLICIT_EULER: st = step_euler(sim, t, h); break;
       case MBT_INTEGRATOR_SEMI_IMPLICIT_EULER: st = step_semi_implicit_euler(sim, t, h); break;
+      case MBT_INTEGRATOR_TIME_STEPPING: st = mbt__step_time_stepping(sim, t, h); break;
       default: st = step_rk4(sim, t, h); break;
     }
     if (st) return st;
@@ -207,7 +209,7 @@ int mbt__integrate_to(mbt_simulator* sim, mbt_real t_final) {
 
 /* ---- names ---------------------------------------------------------------------------------- */
 static const char* const INTEGRATOR_NAMES[MBT_INTEGRATOR_NUM_TYPES] = {"euler", "semi_implicit_euler", "rk4",
-                                                                       "rk45"};
+                                                                       "rk45", "time_stepping"};
 
 const char* mbt_integrator_name(mbt_integrator_type type) {
   if ((int)type < 0 || type >= MBT_INTEGRATOR_NUM_TYPES) return "unknown";

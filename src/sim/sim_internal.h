@@ -39,6 +39,7 @@ struct mbt_simulator {
   int num_limits;
   mbt__sim_limit* limits;     /* [num_limits] */
   bool* beyond;               /* [num_limits] beyond its limit at the last accepted step */
+  struct mbt__sim_contact* contact; /* time_stepping with a contact model (contact_step.c) */
   char error[MBT_ERROR_MAX];
 };
 
@@ -58,5 +59,9 @@ int mbt__sim_accept(mbt_simulator* sim, mbt_real t);
 /* Advances sim->x from the context's time to t_final with the chosen integrator
  * (integrators.c). Each accepted step goes through mbt__sim_accept. */
 int mbt__integrate_to(mbt_simulator* sim, mbt_real t_final);
+
+/* The time-stepping step x → xn over h (contact_step.c), and the contact workspace. */
+int mbt__step_time_stepping(mbt_simulator* sim, mbt_real t, mbt_real h);
+void mbt__sim_contact_destroy(struct mbt__sim_contact* c);
 
 #endif /* MBT_SIM_INTERNAL_H */

@@ -33,6 +33,8 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->q);
   free(ctx->v);
   free(ctx->damping);
+  free(ctx->M_BBo_B);
+  free(ctx->I_Mo_M);
   free(ctx->joint_locked);
   free(ctx->v_locked);
   free(ctx->pc.X_WB);
@@ -48,18 +50,20 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->vc.V_PB_W);
   free(ctx->vc.V_FM);
   free(ctx->ac.A_WB);
-  free(ctx->aba.P_B_W);
-  free(ctx->aba.Ic_B_W);
+  free(ctx->aba.X_WM);
+  free(ctx->aba.I_Wo);
+  free(ctx->aba.Ic_trace);
+  free(ctx->aba.P);
   free(ctx->aba.flags);
-  free(ctx->aba.M_Bo_W);
-  free(ctx->aba.H_PB_W);
-  free(ctx->aba.U_W);
+  free(ctx->aba.S);
+  free(ctx->aba.U);
   free(ctx->aba.D_inv);
   free(ctx->aba.D_LLT);
-  free(ctx->aba.Ab_WB);
-  free(ctx->aba.Z_Bo_W);
+  free(ctx->aba.V);
+  free(ctx->aba.c);
+  free(ctx->aba.Z);
   free(ctx->aba.e);
-  free(ctx->aba.A_WB);
+  free(ctx->aba.A);
   free(ctx->aba.dof_parent);
   free(ctx->aba.node_last_dof);
   free(ctx->aba.M_diag);
@@ -97,6 +101,8 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->q = alloc(nq, sizeof(mbt_real), &failed);
   ctx->v = alloc(nv, sizeof(mbt_real), &failed);
   ctx->damping = alloc(nv, sizeof(mbt_real), &failed);
+  ctx->M_BBo_B = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
+  ctx->I_Mo_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_moments), &failed);
   ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), &failed);
   ctx->v_locked = alloc(nv, sizeof(bool), &failed);
   ctx->pc.X_WB = alloc(nn, sizeof(mbt_transform), &failed);
@@ -112,18 +118,21 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->vc.V_PB_W = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
   ctx->vc.V_FM = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
   ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
-  ctx->aba.P_B_W = alloc(nn, sizeof(mbt_aba_inertia), &failed);
-  ctx->aba.Ic_B_W = alloc(nn, sizeof(mbt_aba_composite_bound), &failed);
-  ctx->aba.flags = alloc(nn, sizeof(unsigned char), &failed);
-  ctx->aba.M_Bo_W = alloc(nn, sizeof(mbt_aba_rigid_inertia), &failed);
-  ctx->aba.H_PB_W = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
-  ctx->aba.U_W = alloc(nv, sizeof(mbt_spatial_force), &failed);
+  const size_t nl = (size_t)tree->num_local_nodes;
+  ctx->aba.X_WM = alloc(nl, sizeof(mbt_transform), &failed);
+  ctx->aba.I_Wo = alloc(nl, sizeof(mbt_inertia_moments), &failed);
+  ctx->aba.Ic_trace = alloc(nl, sizeof(mbt_real), &failed);
+  ctx->aba.P = alloc(nl, sizeof(mbt_aba_inertia), &failed);
+  ctx->aba.flags = alloc(nl, sizeof(unsigned char), &failed);
+  ctx->aba.S = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
+  ctx->aba.U = alloc(nv, sizeof(mbt_spatial_force), &failed);
   ctx->aba.D_inv = alloc(nv, sizeof(mbt_real), &failed);
   ctx->aba.D_LLT = alloc(6 * nv, sizeof(mbt_real), &failed);
-  ctx->aba.Ab_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
-  ctx->aba.Z_Bo_W = alloc(nn, sizeof(mbt_spatial_force), &failed);
+  ctx->aba.V = alloc(nl, sizeof(mbt_spatial_velocity), &failed);
+  ctx->aba.c = alloc(nl, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->aba.Z = alloc(nl, sizeof(mbt_spatial_force), &failed);
   ctx->aba.e = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->aba.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->aba.A = alloc(nl, sizeof(mbt_spatial_acceleration), &failed);
   ctx->aba.dof_parent = alloc(nv, sizeof(int), &failed);
   ctx->aba.node_last_dof = alloc(nn, sizeof(int), &failed);
   ctx->aba.M_diag = alloc(nv, sizeof(mbt_real), &failed);
@@ -136,7 +145,7 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->scratch_X_WM = alloc((size_t)tree->num_local_nodes, sizeof(mbt_transform), &failed);
   ctx->v_parent = alloc(nv, sizeof(int), &failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->scratch_nvnv = alloc(nv * nv, sizeof(mbt_real), &failed);
+  ctx->scratch_nvnv = nv <= MBT_DENSE_MAX_NV ? alloc(nv * nv, sizeof(mbt_real), &failed) : NULL;
   ctx->scratch_local = alloc((size_t)tree->num_local_nodes, sizeof(mbt_local_scratch), &failed);
   ctx->sin_q = alloc(nq, sizeof(mbt_real), &failed);
   ctx->cos_q = alloc(nq, sizeof(mbt_real), &failed);
@@ -169,6 +178,54 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   return ctx;
 }
 
+/* M_SBo_B of a body moved to the frame H with X_HB, added to moments about Ho in H:
+ * p_HoScm = p_HoBo + R_HB·p_BoScm, G_SHo = R_HB·(G_SBo − G(p_BoScm))·R_HBᵀ + G(p_HoScm) (parallel-axis
+ * theorem through Scm, G(p) = |p|²·1 − p·pᵀ), then h = m·p_HoScm, K = m·G_SHo. */
+static void moments_add_body(mbt_inertia_moments* I, const mbt_spatial_inertia* M_SBo_B, const mbt_transform* X_HB) {
+  const mbt_real m = M_SBo_B->mass;
+  const mbt_vec3 c_B = M_SBo_B->p_PScm_E;
+  mbt_unit_inertia G = M_SBo_B->G_SP_E;
+  const mbt_unit_inertia Gc = mbt_unit_inertia_point_mass(c_B);
+  G.xx -= Gc.xx, G.yy -= Gc.yy, G.zz -= Gc.zz, G.xy -= Gc.xy, G.xz -= Gc.xz, G.yz -= Gc.yz;
+  const mbt_vec3 c_H = mbt_vec3_add(X_HB->p, mbt_mat3_mul_vec(&X_HB->R, c_B));
+  G = mbt_unit_inertia_reexpress(&G, &X_HB->R);
+  const mbt_unit_inertia Gp = mbt_unit_inertia_point_mass(c_H);
+  I->K[0] += m * (G.xx + Gp.xx), I->K[1] += m * (G.yy + Gp.yy), I->K[2] += m * (G.zz + Gp.zz);
+  I->K[3] += m * (G.xy + Gp.xy), I->K[4] += m * (G.xz + Gp.xz), I->K[5] += m * (G.yz + Gp.yz);
+  I->h = mbt_vec3_axpy(I->h, m, c_H);
+  I->m += m;
+}
+
+void mbt__context_update_all_inertias(mbt_context* ctx) {
+  const mbt_tree* tree = ctx->tree;
+  memset(ctx->I_Mo_M, 0, (size_t)tree->num_local_nodes * sizeof *ctx->I_Mo_M);
+  for (int n = 1; n < tree->num_nodes; ++n) {
+    const mbt_node* nd = &tree->nodes[n];
+    moments_add_body(&ctx->I_Mo_M[nd->host], &ctx->M_BBo_B[n], &nd->X_HB);
+  }
+  mbt__context_invalidate_inertias(ctx);
+}
+
+/* The bodies a local node carries lie in the subtree of its own body node (the world's: all). */
+void mbt__context_update_body_inertia(mbt_context* ctx, int node) {
+  const mbt_tree* tree = ctx->tree;
+  const int host = tree->nodes[node].host;
+  const int first = host > 0 ? tree->local_nodes[host].node : 1;
+  const int end = host > 0 ? tree->nodes[first].subtree_end : tree->num_nodes;
+  mbt_inertia_moments* I = &ctx->I_Mo_M[host];
+  memset(I, 0, sizeof *I);
+  for (int n = first; n < end; ++n)
+    if (tree->nodes[n].host == host) moments_add_body(I, &ctx->M_BBo_B[n], &tree->nodes[n].X_HB);
+  mbt__context_invalidate_inertias(ctx);
+}
+
+/* The parameters at the tree's values (context_internal.h). */
+static void set_default_parameters(const mbt_tree* tree, mbt_context* ctx) {
+  for (int n = 0; n < tree->num_nodes; ++n) ctx->M_BBo_B[n] = tree->bodies[tree->nodes[n].body].M_BBo_B;
+  ctx->g_W = mbt_tree_gravity(tree);
+  mbt__context_update_all_inertias(ctx);
+}
+
 /* Seed SetDefaultContext. */
 void mbt_tree_set_default_context(const mbt_tree* tree, mbt_context* ctx) {
   if (!tree || !ctx || ctx->tree != tree) {
@@ -177,6 +234,7 @@ void mbt_tree_set_default_context(const mbt_tree* tree, mbt_context* ctx) {
     return;
   }
   ctx->time = 0;
+  set_default_parameters(tree, ctx);
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
     mbt_real* q = ctx->q + node->q_start;
@@ -216,6 +274,9 @@ int mbt_context_copy_state(mbt_context* dst, const mbt_context* src) {
   }
   if (tree->num_joints) memcpy(dst->joint_locked, src->joint_locked, (size_t)tree->num_joints * sizeof(bool));
   dst->any_locked = src->any_locked;
+  memcpy(dst->M_BBo_B, src->M_BBo_B, (size_t)tree->num_nodes * sizeof *dst->M_BBo_B);
+  memcpy(dst->I_Mo_M, src->I_Mo_M, (size_t)tree->num_local_nodes * sizeof *dst->I_Mo_M);
+  dst->g_W = src->g_W;
   mbt__context_invalidate_q(dst);
   return MBT_OK;
 }

@@ -1,6 +1,19 @@
 /* context_internal.h: the layout of mbt_context (not installed): state, parameters,
  * kinematics caches, and the scratch memory of the algorithms, all allocated at creation.
- * Per-body arrays are indexed by body node. */
+ * Per-body arrays are indexed by body node, per-local-node arrays by local node
+ * (tree_internal.h).
+ *
+ * Parameters (Drake keeps them in the context too): the algorithms read the body inertias, the
+ * merged inertias of the local nodes, joint damping and gravity from here, never from the tree.
+ * mbt_context_create and mbt_tree_set_default_context set them from the tree's values:
+ *   M_BBo_B[node]   the body's spatial inertia about Bo, in B (the tree's mbt_body.M_BBo_B);
+ *   I_Mo_M[local]   the sum over the bodies carried by the local node (its own and every body
+ *                   welded to it, mbt_node.host = local) of M_BBo_B moved by mbt_node.X_HB, about
+ *                   Mo in M, by moments (mbt_inertia_moments); I_Mo_M[0] (the world) is unused;
+ *   damping[v]      joint damping per velocity (the joint's default damping; 0 without a joint);
+ *   g_W             the uniform gravity field (force element 0, mbt_tree_gravity).
+ * A change of M_BBo_B[node] must be followed by mbt__context_update_body_inertia(ctx, node), which
+ * recomputes I_Mo_M of the body's host and invalidates what depends on inertias. */
 #ifndef MBT_CONTEXT_INTERNAL_H
 #define MBT_CONTEXT_INTERNAL_H
 
@@ -8,7 +21,12 @@
 
 /* mbt_inertia_moments: tree_internal.h. */
 
+/* Above this many velocities the context holds no dense nv×nv matrix (nv² doubles: 128 MiB at
+ * 4096) and the dense-matrix algorithms return MBT_ERR_SIZE. */
+#define MBT_DENSE_MAX_NV 4096
+
 /* Seed PositionKinematicsCache. */
+
 typedef struct {
   mbt_transform* X_WB;          /* pose of each body in W */
   mbt_transform* X_PB;          /* pose of each body in its parent (only by the public */
@@ -38,28 +56,25 @@ typedef struct { mbt_real xx, yy, zz, xy, xz, yz; } mbt_aba_sym3;
 /* Articulated-body inertia about Bo in W by 3×3 blocks (21 numbers):
  * [tau; f] = [[A, B], [Bᵀ, C]]·[alpha; a], A and C symmetric. */
 typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
-/* Rigid (composite) inertia about Bo in W by its moments: mass m, first moment
- * h = m·p_BoBcm, second moment K = m·G_Bo. */
-typedef struct { mbt_aba_sym3 K; mbt_vec3 h; mbt_real m; } mbt_aba_rigid_inertia;
-/* What bounds a composite inertia's quadratic form: mass m, first moment h, trace of the
- * second moment trK. */
-typedef struct { mbt_vec3 h; mbt_real m, trK; } mbt_aba_composite_bound;
-
-/* Articulated-body algorithm cache (depends on q only, plus what depends on v). */
+/* Articulated-body algorithm cache (forward_dynamics.c), on the local nodes, every quantity in W
+ * about the world origin Wo; the q-dependent part is reused while q and the locks are unchanged. */
 typedef struct {
-  mbt_aba_inertia* P_B_W;            /* [node] articulated inertia about Bo; Pplus after pass 1 */
-  mbt_aba_composite_bound* Ic_B_W;   /* [node] of the subtree's composite inertia (pivot scale) */
-  unsigned char* flags;              /* [node] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
-  mbt_aba_rigid_inertia* M_Bo_W;     /* [node] body inertia about Bo, in W (articulated nodes) */
-  mbt_spatial_velocity* H_PB_W;      /* [nv] columns of H_PB_W (as the position cache's) */
+  mbt_transform* X_WM;               /* [local] pose of the node's frame M */
+  mbt_inertia_moments* I_Wo;         /* [local] the node's inertia (I_Mo_M) about Wo, in W */
+  mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Wo, as a
+                                        6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
+  mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
+  unsigned char* flags;              /* [local] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
+  mbt_spatial_velocity* S;           /* [nv] the joint's motion subspace (H columns) */
   bool factored_with_locks;          /* ctx->any_locked when pass 1 ran */
-  mbt_spatial_force* U_W;            /* [nv] U = P·H columns */
+  mbt_spatial_force* U;              /* [nv] U = P·S columns */
   mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
-  mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Hᵀ·P·H, nv×nv at 6·v_start (nv ≥ 2) */
-  mbt_spatial_acceleration* Ab_WB;   /* Coriolis/centripetal acceleration bias */
-  mbt_spatial_force* Z_Bo_W;         /* articulated bias force; Zplus after pass 2 */
-  mbt_real* e;                       /* [nv] innovations tau − Hᵀ·Z */
-  mbt_spatial_acceleration* A_WB;    /* accelerations of pass 3; V_WB = [w; v] before */
+  mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Sᵀ·P·S, nv×nv at 6·v_start (nv ≥ 2) */
+  mbt_spatial_velocity* V;           /* [local] spatial velocity V_WM */
+  mbt_spatial_acceleration* c;       /* [local] velocity-product acceleration Ṡ·q̇ */
+  mbt_spatial_force* Z;              /* [local] articulated bias force; Zplus after pass 2 */
+  mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
+  mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
   int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
@@ -80,7 +95,11 @@ struct mbt_context {
   mbt_real time;
   mbt_real* q;                  /* [nq] */
   mbt_real* v;                  /* [nv] */
+  /* parameters (above) */
+  mbt_spatial_inertia* M_BBo_B; /* [num_nodes] body inertias about Bo, in B */
+  mbt_inertia_moments* I_Mo_M;  /* [num_local_nodes] merged inertias of the local nodes, about Mo, in M */
   mbt_real* damping;            /* [nv] per-context joint damping */
+  mbt_vec3 g_W;                 /* uniform gravity */
   bool* joint_locked;           /* [num_joints] */
   bool* v_locked;               /* [nv] true where the joint owning the dof is locked */
   bool any_locked;
@@ -104,7 +123,7 @@ struct mbt_context {
                                            else the last of the nearest ancestor with any), −1 */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
   mbt_real* scratch_nv[4];              /* [nv] each */
-  mbt_real* scratch_nvnv;               /* [nv*nv] */
+  mbt_real* scratch_nvnv;               /* [nv*nv], NULL if nv > MBT_DENSE_MAX_NV */
   mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
   mbt_real* sin_q;                      /* [nq] sin q_i, cos q_i at the q index i of every revolute or */
   mbt_real* cos_q;                      /* screw angle (tree->angle_q), valid with sincos_valid */
@@ -128,5 +147,20 @@ static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->sincos_valid = false;
 }
 static inline void mbt__context_invalidate_v(mbt_context* ctx) { ctx->velocity_valid = false; }
+/* Called by every setter of an inertia parameter: the poses stay valid, the inertias in W and the
+ * articulated inertias do not. */
+static inline void mbt__context_invalidate_inertias(mbt_context* ctx) {
+  ctx->position_valid = false;
+  ctx->aba_position_valid = false;
+}
+
+/* After ctx->M_BBo_B[node] changed (node ≥ 1, a body node): recomputes ctx->I_Mo_M of the local
+ * node that carries the body (tree->nodes[node].host) from the inertias of all the bodies it
+ * carries, and invalidates the caches that depend on inertias. The caller checks the new inertia
+ * (mass ≥ 0, finite, physically valid) first. Cost: the size of the host's subtree of body nodes. */
+void mbt__context_update_body_inertia(mbt_context* ctx, int node);
+/* Recomputes every ctx->I_Mo_M from ctx->M_BBo_B (linear in the number of bodies) and invalidates
+ * the caches that depend on inertias. */
+void mbt__context_update_all_inertias(mbt_context* ctx);
 
 #endif /* MBT_CONTEXT_INTERNAL_H */

@@ -37,24 +37,6 @@ static void derive_node(mbt_node* n) {
   n->p_MoBo_B = n->X_MB_is_identity ? mbt_vec3_zero() : mbt_mat3_tmul_vec(&n->X_MB.R, n->X_MB.p);
 }
 
-/* M_SBo_B of a body moved to the frame H with X_HB, as moments about Ho in H:
- * p_HoScm = p_HoBo + R_HB·p_BoScm, G_SHo = R_HB·(G_SBo − G(p_BoScm))·R_HBᵀ + G(p_HoScm) (parallel-axis
- * theorem through Scm, G(p) = |p|²·1 − p·pᵀ), then h = m·p_HoScm, K = m·G_SHo. */
-static void moments_add_body(mbt_inertia_moments* I, const mbt_spatial_inertia* M_SBo_B, const mbt_transform* X_HB) {
-  const mbt_real m = M_SBo_B->mass;
-  const mbt_vec3 c_B = M_SBo_B->p_PScm_E;
-  mbt_unit_inertia G = M_SBo_B->G_SP_E;
-  const mbt_unit_inertia Gc = mbt_unit_inertia_point_mass(c_B);
-  G.xx -= Gc.xx, G.yy -= Gc.yy, G.zz -= Gc.zz, G.xy -= Gc.xy, G.xz -= Gc.xz, G.yz -= Gc.yz;
-  const mbt_vec3 c_H = mbt_vec3_add(X_HB->p, mbt_mat3_mul_vec(&X_HB->R, c_B));
-  G = mbt_unit_inertia_reexpress(&G, &X_HB->R);
-  const mbt_unit_inertia Gp = mbt_unit_inertia_point_mass(c_H);
-  I->K[0] += m * (G.xx + Gp.xx), I->K[1] += m * (G.yy + Gp.yy), I->K[2] += m * (G.zz + Gp.zz);
-  I->K[3] += m * (G.xy + Gp.xy), I->K[4] += m * (G.xz + Gp.xz), I->K[5] += m * (G.yz + Gp.yz);
-  I->h = mbt_vec3_axpy(I->h, m, c_H);
-  I->m += m;
-}
-
 /* R_MM̃ = P for a revolute or prismatic axis â (in F = M at q = 0): the columns of P are the axes
  * x̃, ỹ, z̃ = â of a right-handed frame, so that R_F̃M̃ = Pᵀ·R_FM·P is the rotation about z̃. For
  * â = ±ê_k, (k, i, j) cyclic, P is a signed permutation, exact: (ê_i, ê_j, ê_k) or
@@ -86,23 +68,26 @@ static mbt_mat3 axis_frame(const mbt_node* n) {
  * with X_HB = X_HP·X_PB_weld; a moving body starts one with X_HB = X_MB and its inboard frame at
  * X_AF = X_HP·X_PF in the host of its parent. A revolute or prismatic node's frames F and M are
  * replaced by F̃ = F·P, M̃ = M·P with ẑ along the axis (axis_frame): X_AF̃ = X_AF·P, X_M̃B = Pᵀ·X_MB.
- * Returns their number. */
-static int build_local_nodes(const mbt_node* nodes, int nb, mbt_local_node* local, int* host,
-                             mbt_transform* X_HB) {
+ * Sets every node's host and X_HB; returns the number of local nodes. */
+static int build_local_nodes(mbt_node* nodes, int nb, mbt_local_node* local) {
   memset(local, 0, (size_t)nb * sizeof *local);
   local[0].type = MBT_MOBILIZER_WELD;
   int num = 1;
   for (int n = 0; n < nb; ++n) {
-    const mbt_node* nd = &nodes[n];
+    mbt_node* nd = &nodes[n];
+    int* host = &nd->host;
+    mbt_transform* X_HB = &nd->X_HB;
     if (n == 0) {
-      host[0] = 0;
-      X_HB[0] = mbt_transform_identity();
+      *host = 0;
+      *X_HB = mbt_transform_identity();
     } else if (nd->type == MBT_MOBILIZER_WELD) {
-      host[n] = host[nd->parent_node];
-      X_HB[n] = mbt_transform_compose(&X_HB[nd->parent_node], &nd->X_PB_weld);
+      const mbt_node* P = &nodes[nd->parent_node];
+      *host = P->host;
+      *X_HB = mbt_transform_compose(&P->X_HB, &nd->X_PB_weld);
     } else {
+      const mbt_node* P = &nodes[nd->parent_node];
       mbt_local_node* L = &local[num];
-      L->parent = host[nd->parent_node];
+      L->parent = P->host;
       L->node = n;
       L->type = nd->type;
       L->axis_k = nd->axis_k;
@@ -110,103 +95,96 @@ static int build_local_nodes(const mbt_node* nodes, int nb, mbt_local_node* loca
       L->q_start = nd->q_start;
       L->v_start = nd->v_start;
       L->axis = nd->axis;
-      L->X_AF = mbt_transform_compose(&X_HB[nd->parent_node], &nd->X_PF);
-      X_HB[n] = nd->X_MB;
+      L->X_AF = mbt_transform_compose(&P->X_HB, &nd->X_PF);
+      *X_HB = nd->X_MB;
       if (nd->type == MBT_MOBILIZER_REVOLUTE || nd->type == MBT_MOBILIZER_PRISMATIC) {
-        const mbt_mat3 P = axis_frame(nd);
-        L->X_AF.R = mbt_mat3_mul(&L->X_AF.R, &P);
-        X_HB[n].R = mbt_mat3_tmul(&P, &nd->X_MB.R);
-        X_HB[n].p = mbt_mat3_tmul_vec(&P, nd->X_MB.p);
+        const mbt_mat3 Pz = axis_frame(nd);
+        L->X_AF.R = mbt_mat3_mul(&L->X_AF.R, &Pz);
+        X_HB->R = mbt_mat3_tmul(&Pz, &nd->X_MB.R);
+        X_HB->p = mbt_mat3_tmul_vec(&Pz, nd->X_MB.p);
         L->axis = mbt_vec3_make(0, 0, 1);
         L->axis_k = 3;
       }
       L->R_AF_is_identity = mat3_is_identity(&L->X_AF.R);
-      host[n] = num++;
+      *host = num++;
     }
-    moments_add_body(&local[host[n]].I_Mo_M, &nd->M_BBo_B, &X_HB[n]);
   }
   return num;
 }
 
-int mbt_tree_finalize(mbt_tree* tree) {
-  if (!tree) return MBT_ERR_INVALID_ARGUMENT;
-  if (tree->finalized)
-    return mbt__tree_error(tree, MBT_ERR_FINALIZED, "finalize: the tree is already finalized");
+/* The names "<body>_floating" of the quaternion-floating mobilizers finalize adds for the bodies
+ * without an inboard mobilizer (*names: num_floating of them, freed by the caller); fails on a
+ * name already used. */
+static int floating_names(mbt_tree* tree, char*** names_out, int* num_floating) {
   const int nb = tree->num_bodies;
-
-  /* Bodies without an inboard mobilizer get a quaternion-floating one from the world. */
-  int num_floating = 0;
+  int num = 0;
   for (int b = 1; b < nb; ++b)
-    if (tree->bodies[b].mobilizer < 0) ++num_floating;
-  char** names = calloc((size_t)(num_floating > 0 ? num_floating : 1), sizeof *names);
+    if (tree->bodies[b].mobilizer < 0) ++num;
+  char** names = calloc((size_t)(num > 0 ? num : 1), sizeof *names);
+  *names_out = names;
+  *num_floating = 0;
   if (!names) return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
-  int status = MBT_OK;
-  for (int b = 1, k = 0; b < nb && status == MBT_OK; ++b) {
+  for (int b = 1; b < nb; ++b) {
     if (tree->bodies[b].mobilizer >= 0) continue;
+    const int k = (*num_floating)++;
     size_t len = strlen(tree->bodies[b].name) + sizeof "_floating";
     names[k] = malloc(len);
-    if (!names[k]) {
-      status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
-      break;
-    }
+    if (!names[k]) return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
     snprintf(names[k], len, "%s_floating", tree->bodies[b].name);
     int clash = mbt__find_mobilizer(tree, names[k]);
     for (int j = 0; j < k && clash < 0; ++j)
       if (strcmp(names[j], names[k]) == 0) clash = j;
     if (clash >= 0)
-      status = mbt__tree_error(tree, MBT_ERR_DUPLICATE,
-                               "finalize: body '%s' needs a floating mobilizer named '%s', but that name is "
-                               "already used",
-                               tree->bodies[b].name, names[k]);
-    ++k;
+      return mbt__tree_error(tree, MBT_ERR_DUPLICATE,
+                             "finalize: body '%s' needs a floating mobilizer named '%s', but that name is "
+                             "already used",
+                             tree->bodies[b].name, names[k]);
   }
+  return MBT_OK;
+}
 
-  /* Topology arrays (the height is at most the number of bodies). */
-  int max_nv = 0;
+/* The arrays finalize fills (kept by the tree) and its scratch (freed at the end). */
+typedef struct {
+  mbt_node* nodes;   /* one block: the nodes, the local nodes, the angle indices (num_bodies each) */
+  int *level_start, *level_nodes, *children, *v_node;
+  int *stack, *order, *level_count;
+} finalize_arrays;
+
+static void free_finalize_scratch(finalize_arrays* a) {
+  free(a->stack);
+  free(a->order);
+  free(a->level_count);
+}
+
+static void free_finalize_arrays(finalize_arrays* a) {
+  free(a->nodes);
+  free(a->level_start);
+  free(a->level_nodes);
+  free(a->children);
+  free(a->v_node);
+  free_finalize_scratch(a);
+}
+
+static bool alloc_finalize_arrays(const mbt_tree* tree, int num_floating, finalize_arrays* a) {
+  const size_t nb = (size_t)tree->num_bodies;
+  int max_nv = 6 * num_floating;
   for (int m = 0; m < tree->num_mobilizers; ++m) max_nv += tree->mobilizers[m].nv;
-  max_nv += 6 * num_floating;
-  /* One block: the nodes, then the local nodes (at most one per node), then the angle indices
-   * (at most one per node); freed with nodes. */
-  mbt_node* nodes = calloc(1, (size_t)nb * (sizeof(mbt_node) + sizeof(mbt_local_node) + sizeof(int)));
-  int* level_start = calloc((size_t)nb + 1, sizeof *level_start);
-  int* level_nodes = calloc((size_t)nb, sizeof *level_nodes);
-  int* children = calloc((size_t)nb, sizeof *children);
-  int* v_node = calloc((size_t)(max_nv > 0 ? max_nv : 1), sizeof *v_node);
-  int* stack = calloc((size_t)nb, sizeof *stack);
-  int* order = calloc((size_t)nb, sizeof *order);
-  int* level_count = calloc((size_t)nb + 1, sizeof *level_count);
-  int* host = calloc((size_t)nb, sizeof *host);
-  mbt_transform* X_HB = calloc((size_t)nb, sizeof *X_HB);
-  if (status == MBT_OK && (!nodes || !level_start || !level_nodes || !children || !v_node || !stack || !order ||
-                           !level_count || !host || !X_HB ||
-                           mbt__tree_reserve(tree, 0, num_floating, 0, 0)))
-    status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
-  if (status != MBT_OK) {
-    for (int k = 0; k < num_floating; ++k) free(names[k]);
-    free(names);
-    free(nodes);
-    free(level_start);
-    free(level_nodes);
-    free(children);
-    free(v_node);
-    free(stack);
-    free(order);
-    free(level_count);
-    free(host);
-    free(X_HB);
-    return status;
-  }
+  a->nodes = calloc(1, nb * (sizeof(mbt_node) + sizeof(mbt_local_node) + sizeof(int)));
+  a->level_start = calloc(nb + 1, sizeof(int));
+  a->level_nodes = calloc(nb, sizeof(int));
+  a->children = calloc(nb, sizeof(int));
+  a->v_node = calloc((size_t)(max_nv > 0 ? max_nv : 1), sizeof(int));
+  a->stack = calloc(nb, sizeof(int));
+  a->order = calloc(nb, sizeof(int));
+  a->level_count = calloc(nb + 1, sizeof(int));
+  return a->nodes && a->level_start && a->level_nodes && a->children && a->v_node && a->stack && a->order &&
+         a->level_count;
+}
 
-  /* Nothing can fail from here on. */
-  for (int b = 1, k = 0; b < nb; ++b)
-    if (tree->bodies[b].mobilizer < 0) {
-      mbt__append_mobilizer(tree, names[k++], MBT_MOBILIZER_QUATERNION_FLOATING, 0, tree->bodies[b].body_frame,
-                            mbt_vec3_zero(), 0, -1);
-      tree->bodies[b].is_floating = true;
-    }
-  free(names);
-
-  /* Children of each body, in the order their mobilizers were added. */
+/* Children of each body, in the order their mobilizers were added: body b's are
+ * children[first_child_slot .. + num_children). */
+static void list_children(mbt_tree* tree, int* children) {
+  const int nb = tree->num_bodies;
   for (int b = 0; b < nb; ++b) tree->bodies[b].num_children = 0;
   for (int m = 0; m < tree->num_mobilizers; ++m) tree->bodies[tree->mobilizers[m].inboard_body].num_children++;
   for (int b = 0, slot = 0; b < nb; ++b) {
@@ -218,38 +196,45 @@ int mbt_tree_finalize(mbt_tree* tree) {
     mbt_body* P = &tree->bodies[tree->mobilizers[m].inboard_body];
     children[P->first_child_slot + P->num_children++] = tree->mobilizers[m].outboard_body;
   }
+}
 
-  /* Depth-first preorder from the world: push children in reverse so they pop in order. */
+/* Depth-first preorder from the world with an explicit stack (children pushed in reverse so
+ * they pop in order): order[node] = body, each body's node and level. Returns the height. */
+static int order_depth_first(mbt_tree* tree, const int* children, int* stack, int* order) {
   int top = 0, num_nodes = 0, height = 1;
   stack[top++] = 0;
   tree->bodies[0].level = 0;
   while (top > 0) {
-    int b = stack[--top];
+    const int b = stack[--top];
     mbt_body* B = &tree->bodies[b];
     B->node = num_nodes;
     order[num_nodes++] = b;
     if (B->level + 1 > height) height = B->level + 1;
     for (int k = B->num_children - 1; k >= 0; --k) {
-      int c = children[B->first_child_slot + k];
+      const int c = children[B->first_child_slot + k];
       tree->bodies[c].level = B->level + 1;
       stack[top++] = c;
     }
   }
-  free(stack);
+  return height;
+}
 
-  /* Levels: level_nodes grouped by level, node order within a level. */
-  for (int l = 0; l <= height; ++l) level_start[l] = level_count[l] = 0;
-  for (int n = 0; n < nb; ++n) level_start[tree->bodies[order[n]].level + 1]++;
-  for (int l = 0; l < height; ++l) level_start[l + 1] += level_start[l];
+/* level_nodes grouped by level (node order within a level), level_start[l] their offsets. */
+static void group_levels(const mbt_tree* tree, const int* order, int height, finalize_arrays* a) {
+  const int nb = tree->num_bodies;
+  for (int l = 0; l <= height; ++l) a->level_start[l] = a->level_count[l] = 0;
+  for (int n = 0; n < nb; ++n) a->level_start[tree->bodies[order[n]].level + 1]++;
+  for (int l = 0; l < height; ++l) a->level_start[l + 1] += a->level_start[l];
   for (int n = 0; n < nb; ++n) {
-    int l = tree->bodies[order[n]].level;
-    level_nodes[level_start[l] + level_count[l]++] = n;
+    const int l = tree->bodies[order[n]].level;
+    a->level_nodes[a->level_start[l] + a->level_count[l]++] = n;
   }
-  free(level_count);
+}
 
-  /* q/v slices in node order. */
+/* q/v slices in node order; v_node[k] the node of velocity k. */
+static void assign_slices(mbt_tree* tree, const int* order, int* v_node) {
   int nq = 0, nv = 0;
-  for (int n = 1; n < nb; ++n) {
+  for (int n = 1; n < tree->num_bodies; ++n) {
     mbt_mobilizer* m = &tree->mobilizers[tree->bodies[order[n]].mobilizer];
     m->q_start = nq;
     m->v_start = nv;
@@ -259,54 +244,81 @@ int mbt_tree_finalize(mbt_tree* tree) {
   }
   tree->nq = nq;
   tree->nv = nv;
-  tree->height = height;
-  tree->num_nodes = nb;
-  tree->finalized = true; /* node copies read it for parent_node and level */
+}
 
-  /* Node copies. */
-  for (int n = 0; n < nb; ++n) {
-    mbt_node* node = &nodes[n];
-    int b = order[n];
-    if (n == 0) {
-      memset(node, 0, sizeof *node);
-      node->body = 0;
-      node->parent_node = -1;
-      node->mobilizer = -1;
-      node->joint = -1;
-      node->level = 0;
-      node->type = MBT_MOBILIZER_WELD;
-      node->X_PF = mbt_transform_identity();
-      node->X_MB = mbt_transform_identity();
-      node->X_PF_is_identity = node->X_MB_is_identity = true;
-      node->M_BBo_B = tree->bodies[0].M_BBo_B;
-    } else {
-      mbt__node_from_mobilizer(tree, tree->bodies[b].mobilizer, node);
-    }
+/* The body nodes (copies of each body's mobilizer data, derived fields, subtree ends), the local
+ * nodes and the angle indices, all in the block `nodes`. */
+static void build_nodes(mbt_tree* tree, const int* order, mbt_node* nodes) {
+  const int nb = tree->num_bodies;
+  mbt_node* world = &nodes[0];
+  memset(world, 0, sizeof *world);
+  world->parent_node = world->mobilizer = world->joint = -1;
+  world->type = MBT_MOBILIZER_WELD;
+  world->X_PF = world->X_MB = mbt_transform_identity();
+  world->X_PF_is_identity = world->X_MB_is_identity = true;
+  for (int n = 1; n < nb; ++n) {
+    mbt__node_from_mobilizer(tree, tree->bodies[order[n]].mobilizer, &nodes[n]);
+    derive_node(&nodes[n]);
   }
-  for (int n = 1; n < nb; ++n) derive_node(&nodes[n]);
   /* subtree_end = node + size of the subtree, accumulated from the leaves. */
   for (int n = 0; n < nb; ++n) nodes[n].subtree_end = n + 1;
   for (int n = nb - 1; n > 0; --n) {
-    int p = nodes[n].parent_node;
-    if (nodes[n].subtree_end > nodes[p].subtree_end) nodes[p].subtree_end = nodes[n].subtree_end;
+    mbt_node* P = &nodes[nodes[n].parent_node];
+    if (nodes[n].subtree_end > P->subtree_end) P->subtree_end = nodes[n].subtree_end;
   }
-  free(order);
-  tree->num_local_nodes = build_local_nodes(nodes, nb, (mbt_local_node*)(void*)(nodes + nb), host, X_HB);
-  free(host);
-  free(X_HB);
-
-  tree->nodes = nodes;
-  tree->local_nodes = (mbt_local_node*)(void*)(nodes + nb);
+  mbt_local_node* local = (mbt_local_node*)(void*)(nodes + nb);
+  tree->num_local_nodes = build_local_nodes(nodes, nb, local);
   /* The revolute and screw angles, whose sin and cos a pose pass computes in one batch. */
-  tree->angle_q = (int*)(void*)(tree->local_nodes + nb);
+  int* angle_q = (int*)(void*)(local + nb);
   tree->num_angles = 0;
   for (int n = 1; n < nb; ++n)
     if (nodes[n].type == MBT_MOBILIZER_REVOLUTE || nodes[n].type == MBT_MOBILIZER_SCREW)
-      tree->angle_q[tree->num_angles++] = nodes[n].q_start;
-  tree->level_start = level_start;
-  tree->level_nodes = level_nodes;
-  tree->body_children = children;
-  tree->v_node = v_node;
+      angle_q[tree->num_angles++] = nodes[n].q_start;
+  tree->nodes = nodes;
+  tree->local_nodes = local;
+  tree->angle_q = angle_q;
+}
+
+/* Seed MultibodyTree::Finalize: floating mobilizers for the bodies without one, then the
+ * topology, each step linear in the number of bodies (no recursion). A failure changes nothing. */
+int mbt_tree_finalize(mbt_tree* tree) {
+  if (!tree) return MBT_ERR_INVALID_ARGUMENT;
+  if (tree->finalized)
+    return mbt__tree_error(tree, MBT_ERR_FINALIZED, "finalize: the tree is already finalized");
+  char** names = NULL;
+  int num_floating = 0;
+  int status = floating_names(tree, &names, &num_floating);
+  finalize_arrays a = {0};
+  if (status == MBT_OK &&
+      (!alloc_finalize_arrays(tree, num_floating, &a) || mbt__tree_reserve(tree, 0, num_floating, 0, 0)))
+    status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
+  if (status != MBT_OK) {
+    for (int k = 0; k < num_floating; ++k) free(names[k]);
+    free(names);
+    free_finalize_arrays(&a);
+    return status;
+  }
+  /* Nothing can fail from here on. */
+  for (int b = 1, k = 0; b < tree->num_bodies; ++b)
+    if (tree->bodies[b].mobilizer < 0) {
+      mbt__append_mobilizer(tree, names[k++], MBT_MOBILIZER_QUATERNION_FLOATING, 0, tree->bodies[b].body_frame,
+                            mbt_vec3_zero(), 0, -1);
+      tree->bodies[b].is_floating = true;
+    }
+  free(names);
+  list_children(tree, a.children);
+  const int height = order_depth_first(tree, a.children, a.stack, a.order);
+  group_levels(tree, a.order, height, &a);
+  assign_slices(tree, a.order, a.v_node);
+  tree->height = height;
+  tree->num_nodes = tree->num_bodies;
+  tree->finalized = true; /* node copies read it for parent_node and level */
+  build_nodes(tree, a.order, a.nodes);
+  free_finalize_scratch(&a);
+  tree->level_start = a.level_start;
+  tree->level_nodes = a.level_nodes;
+  tree->body_children = a.children;
+  tree->v_node = a.v_node;
   return MBT_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mobilizers/mobilizer_kernels.h"
+#include "tree/names.h"
 #include "tree/tree_build.h"
 
 /* ---- errors ----------------------------------------------------------------------------- */
@@ -70,6 +71,11 @@ static const mbt_spatial_inertia kZeroInertia = {0, {{0, 0, 0}}, {0, 0, 0, 0, 0,
 mbt_tree* mbt_tree_create(void) {
   mbt_tree* tree = calloc(1, sizeof *tree);
   if (!tree) return NULL;
+  tree->index = calloc(1, sizeof *tree->index);
+  if (!tree->index) {
+    free(tree);
+    return NULL;
+  }
   char* world = mbt__strdup("world");
   char* world_frame = mbt__strdup("world");
   char* gravity = mbt__strdup("gravity");
@@ -126,16 +132,29 @@ void mbt_tree_destroy(mbt_tree* tree) {
   free(tree->body_children);
   free(tree->v_node);
   mbt__geometry_free(tree);
+  if (tree->index) {
+    mbt__names_free(&tree->index->bodies);
+    mbt__names_free(&tree->index->frames);
+    mbt__names_free(&tree->index->mobilizers);
+    mbt__names_free(&tree->index->joints);
+    mbt__names_free(&tree->index->forces);
+    free(tree->index->jump);
+    free(tree->index);
+  }
   free(tree);
 }
 
 /* ---- names and checks ----------------------------------------------------------------------- */
-#define FIND_BY_NAME(fn, array, count)                                 \
-  int fn(const mbt_tree* tree, const char* name) {                     \
-    if (!tree || !name) return -1;                                     \
-    for (int i = 0; i < tree->count; ++i)                              \
-      if (strcmp(tree->array[i].name, name) == 0) return i;            \
-    return -1;                                                         \
+/* Hash lookups (names.h). While the tree is being built the table first catches up with the
+ * elements appended since the last lookup; a finalized tree is shared read-only between
+ * threads, so its tables are only read (elements appended after the last lookup before
+ * finalize are scanned). */
+#define FIND_BY_NAME(fn, array, count)                                                          \
+  int fn(const mbt_tree* tree, const char* name) {                                              \
+    if (!tree || !name) return -1;                                                              \
+    mbt_name_table* t = &tree->index->array;                                                    \
+    if (!tree->finalized) (void)mbt__names_sync(t, tree->array, sizeof tree->array[0], tree->count); \
+    return mbt__names_find(t, tree->array, sizeof tree->array[0], tree->count, name);           \
   }
 FIND_BY_NAME(mbt__find_body, bodies, num_bodies)
 FIND_BY_NAME(mbt__find_frame, frames, num_frames)
@@ -157,11 +176,34 @@ int mbt__check_name(const mbt_tree* tree, const char* kind, const char* name) {
   return MBT_OK;
 }
 
-/* True if `ancestor` is on the inboard path of `body` (or is `body`). */
-static bool is_ancestor(const mbt_tree* tree, int ancestor, int body) {
-  for (int b = body, steps = 0; b >= 0 && steps <= tree->num_bodies; b = tree->bodies[b].parent, ++steps)
-    if (b == ancestor) return true;
-  return false;
+/* The outermost inboard ancestor of `body` (the body itself if it has no inboard mobilizer),
+ * by the jump pointers of the tree's index with path compression [Tarjan 1975]: each jump
+ * goes to an ancestor, and ancestors never change once a mobilizer is added, so a body
+ * reached this way stays an ancestor. Amortized near O(1); walks the parents if the jump
+ * array cannot grow. */
+static int outermost_ancestor(const mbt_tree* tree, int body) {
+  mbt_tree_index* ix = tree->index;
+  if (ix->cap_jump < tree->num_bodies) {
+    int cap = ix->cap_jump > 0 ? ix->cap_jump : 16;
+    while (cap < tree->num_bodies) cap *= 2;
+    int* jump = realloc(ix->jump, (size_t)cap * sizeof *jump);
+    if (!jump) {
+      int b = body;
+      for (int steps = 0; tree->bodies[b].parent >= 0 && steps <= tree->num_bodies; ++steps) b = tree->bodies[b].parent;
+      return b;
+    }
+    ix->jump = jump;
+    ix->cap_jump = cap;
+  }
+  for (; ix->num_jump < tree->num_bodies; ++ix->num_jump) ix->jump[ix->num_jump] = ix->num_jump;
+  int root = body;
+  while (tree->bodies[root].parent >= 0) root = ix->jump[root] != root ? ix->jump[root] : tree->bodies[root].parent;
+  for (int b = body; b != root;) {
+    const int next = ix->jump[b] != b ? ix->jump[b] : tree->bodies[b].parent;
+    ix->jump[b] = root;
+    b = next;
+  }
+  return root;
 }
 
 int mbt__check_connection(const mbt_tree* tree, const char* what, int inboard_body, int outboard_body) {
@@ -172,10 +214,12 @@ int mbt__check_connection(const mbt_tree* tree, const char* what, int inboard_bo
   if (outboard_body == 0)
     return mbt__tree_error(tree, MBT_ERR_TOPOLOGY,
                            "%s: the world body cannot be the outboard (child) body (inboard '%s')", what, in);
-  for (int m = 0; m < tree->num_mobilizers; ++m) {
-    const mbt_mobilizer* mob = &tree->mobilizers[m];
-    if ((mob->inboard_body == inboard_body && mob->outboard_body == outboard_body) ||
-        (mob->inboard_body == outboard_body && mob->outboard_body == inboard_body))
+  /* A body has at most one inboard mobilizer, so a mobilizer between the two is the inboard
+   * mobilizer of one of them. */
+  const int pair[2] = {tree->bodies[outboard_body].mobilizer, tree->bodies[inboard_body].mobilizer};
+  for (int k = 0; k < 2; ++k) {
+    const mbt_mobilizer* mob = pair[k] >= 0 ? &tree->mobilizers[pair[k]] : NULL;
+    if (mob && mob->inboard_body == (k == 0 ? inboard_body : outboard_body))
       return mbt__tree_error(tree, MBT_ERR_TOPOLOGY,
                              "%s: bodies '%s' and '%s' are already connected by mobilizer '%s'", what, in,
                              out, mob->name);
@@ -185,7 +229,9 @@ int mbt__check_connection(const mbt_tree* tree, const char* what, int inboard_bo
                            "%s: body '%s' already has inboard mobilizer '%s' (a second one would close a "
                            "kinematic loop)",
                            what, out, tree->mobilizers[tree->bodies[outboard_body].mobilizer].name);
-  if (is_ancestor(tree, outboard_body, inboard_body))
+  /* outboard_body has no inboard mobilizer: it is an ancestor of inboard_body iff it is
+   * inboard_body's outermost ancestor. */
+  if (outermost_ancestor(tree, inboard_body) == outboard_body)
     return mbt__tree_error(tree, MBT_ERR_TOPOLOGY,
                            "%s: body '%s' is inboard of body '%s'; connecting them closes a kinematic loop",
                            what, out, in);
@@ -613,7 +659,6 @@ void mbt__node_from_mobilizer(const mbt_tree* tree, int mobilizer, mbt_node* n) 
   n->X_MB = mbt_transform_inverse(&tree->frames[m->outboard_frame].X_BF);
   n->X_PF_is_identity = transform_is_identity(&n->X_PF);
   n->X_MB_is_identity = transform_is_identity(&n->X_MB);
-  n->M_BBo_B = B->M_BBo_B;
   n->subtree_end = -1;
 }
 

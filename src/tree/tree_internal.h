@@ -82,7 +82,6 @@ typedef struct {
   mbt_transform X_PF;           /* inboard frame F in the parent body P */
   mbt_transform X_MB;           /* child body B in the outboard frame M (= X_BM⁻¹) */
   bool X_PF_is_identity, X_MB_is_identity;
-  mbt_spatial_inertia M_BBo_B;  /* copy of the body's inertia */
   int subtree_end;              /* one past the last node of this node's subtree */
   /* Derived at finalize for the specialized kinematics (zero in node copies made outside
    * finalize, which then take the general paths). */
@@ -91,6 +90,12 @@ typedef struct {
   bool R_PB_weld_is_identity;   /* weld: X_PB_weld is a pure translation */
   mbt_transform X_PB_weld;      /* weld: the constant X_PB = X_PF·X_MB */
   mbt_vec3 p_MoBo_B;            /* from Mo to Bo, in B: R_MBᵀ·p_MoBo_M (zero when X_MB = I) */
+  /* The local node that carries this body (finalize): its own for a moving body, its moving
+   * ancestor's for a welded one (0 for the world and bodies welded to it), and the body's pose
+   * in that local node's frame M (X_MB of its own mobilizer for a moving body, with M rotated
+   * as the local node's, below; the composed welds otherwise). */
+  int host;
+  mbt_transform X_HB;
 } mbt_node;
 
 /* A rigid (or composite) body's spatial inertia about a point O by its moments: mass m, first
@@ -101,6 +106,7 @@ typedef struct { mbt_real m; mbt_vec3 h; mbt_real K[6]; } mbt_inertia_moments;
 /* A node of the local-frame recursions (inverse_dynamics.c, mass_matrix.c): a moving body with
  * every body welded to it (directly or through other welds) merged into it, so welds cost nothing.
  * Its quantities are taken about Mo and expressed in M, the outboard frame of its mobilizer;
+ * its merged inertia is a context parameter (mbt_context.I_Mo_M, context_internal.h);
  * A is the frame M of its moving ancestor (W for the world). Local node 0 is the world.
  * Revolute and prismatic nodes take F and M rotated (finalize.c, axis_frame) so that their axis
  * is ẑ: axis = ẑ, axis_k = 3, R_FM = R_z(q) or p_FoMo = q·ẑ. */
@@ -113,7 +119,6 @@ typedef struct {
   bool R_AF_is_identity;
   mbt_vec3 axis;                /* unit axis in F (= M) for revolute/prismatic/screw */
   mbt_transform X_AF;           /* the inboard frame F in A, constant (welds composed in) */
-  mbt_inertia_moments I_Mo_M;   /* the body and its welded descendants, about Mo, in M */
 } mbt_local_node;
 
 /* Visual and collision geometry (geometry.c). */
@@ -142,6 +147,7 @@ struct mbt_tree {
   int num_angles;
   mbt_geometry_store* geometry; /* visual and collision geometry; NULL until some is added */
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
+  struct mbt_tree_index* index; /* name tables and loop-check cache (names.h); caches only */
 };
 
 /* Records a formatted error in the tree (also from const functions) and returns status. */

@@ -1,0 +1,82 @@
+/* bench_load.c: `mbt bench --load`: the time to load a URDF model (read, parse, check, build,
+ * finalize) as the model grows, per link, next to the time libxml2 alone takes to parse the
+ * same text (the floor of a DOM-based loader), and the time to create a context. Chains of the
+ * generated models of bench_models.c, written to a temporary file. Medians of 5 loads. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+
+#include "bench.h"
+
+enum { kRepeats = 5 };
+
+static int cmp_double(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double* t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return t[n / 2];
+}
+
+/* Median seconds of: mbt_urdf_load_file, xmlReadFile alone, mbt_context_create. */
+static int time_one(const char* path, double* load, double* xml, double* context) {
+  double tl[kRepeats], tx[kRepeats], tc[kRepeats];
+  for (int r = 0; r < kRepeats; ++r) {
+    double t0 = mbt_bench_now();
+    xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    tx[r] = mbt_bench_now() - t0;
+    xmlFreeDoc(doc);
+    mbt_urdf_result res;
+    t0 = mbt_bench_now();
+    const int s = mbt_urdf_load_file(path, 0, &res);
+    tl[r] = mbt_bench_now() - t0;
+    if (s) {
+      fprintf(stderr, "mbt bench --load: %s\n", res.error);
+      mbt_urdf_result_free(&res);
+      return s;
+    }
+    t0 = mbt_bench_now();
+    mbt_context* ctx = mbt_context_create(res.tree);
+    tc[r] = mbt_bench_now() - t0;
+    mbt_context_destroy(ctx);
+    mbt_urdf_result_free(&res);
+  }
+  *load = median(tl, kRepeats);
+  *xml = median(tx, kRepeats);
+  *context = median(tc, kRepeats);
+  return MBT_OK;
+}
+
+int mbt_bench_load(int max_links) {
+  static const int sizes[] = {1000, 5000, 10000, 20000, 50000, 100000};
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/mbt_bench_load_%ld.urdf", (long)mbt_bench_now());
+  printf("URDF load time, generated chains (%s, %s)\n", mbt_bench_cpu_model(), mbt_bench_build_type());
+  printf("%8s %10s %10s %12s %12s %12s %12s\n", "links", "MB", "load [s]", "us per link", "xml only [s]",
+         "MB/s", "context [s]");
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && sizes[k] <= max_links; ++k) {
+    const int n = sizes[k];
+    mbt_bench_link* links = mbt_bench_generate_links(MBT_BENCH_CHAIN, n);
+    char* text = links ? mbt_bench_links_to_urdf(links, n, "chain") : NULL;
+    free(links);
+    FILE* f = text ? fopen(path, "w") : NULL;
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+      fprintf(stderr, "mbt bench --load: cannot write %s\n", path);
+      free(text);
+      return 1;
+    }
+    const double mb = (double)strlen(text) / 1e6;
+    free(text);
+    double load = 0, xml = 0, context = 0;
+    const int s = time_one(path, &load, &xml, &context);
+    remove(path);
+    if (s) return 1;
+    printf("%8d %10.1f %10.3f %12.2f %12.3f %12.1f %12.4f\n", n, mb, load, 1e6 * load / n, xml, mb / load, context);
+  }
+  return 0;
+}

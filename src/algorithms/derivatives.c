@@ -1,0 +1,333 @@
+/* derivatives.c: ∂tau/∂q, ∂tau/∂v and M of inverse dynamics in one pass, by the recursions
+ * of Carpentier & Mansard ("Analytical derivatives of rigid body dynamics algorithms", RSS
+ * 2018) in world coordinates, generalized to mobilizers whose columns move with their own
+ * coordinates (docs/derivatives.md derives every formula used here).
+ *
+ * Per velocity k of local node i (λ: i's moving ancestor), with S_k the column at Wo in W:
+ *   d/dε S_j(q ⊕ ε·e_k) = σ_jk·S_k × S_j for j in i (σ: moves_with), S_k × S_j below i;
+ *   u_k  = v_λ + Σ_{m∈i} σ_km·S_m·v_m  (so Ṡ_k = u_k × S_k);
+ *   vλ_k = v_λ + Σ_{m∈i, σ_mk=0} S_m·v_m,  aλ_k = a_λ + Σ_{m∈i, σ_mk=0} (S_m·v̇_m + u_m × S_m·v_m);
+ *   then for every body l at or below i:
+ *   ∂v_l/∂q_k = S_k × v_l − W_k,           W_k = S_k × vλ_k,
+ *   ∂a_l/∂q_k = S_k × a_l − W_k × v_l + B_k, B_k = −S_k × aλ_k + W_k × vλ_k,
+ *   ∂v_l/∂v_k = S_k,  ∂a_l/∂v_k = S_k × v_l + G_k,  G_k = (u_k + vλ_k) × S_k,
+ *   ∂f_l/∂q_k = S_k ×* f_l + Y_l·W_k + I_l·B_k,  ∂f_l/∂v_k = −Y_l·S_k + I_l·G_k,
+ * with f_l = I_l·a_l + v_l ×* I_l·v_l and Y_l = I_l·(v_l×) − (I_l·v_l)×̄* − v_l×*·I_l
+ * (x ×̄* h = x ×* h as a map of x). Summed over a subtree they need only its composite
+ * Ic = Σ I_l, Yc = Σ Y_l and F = Σ f_l (all at Wo in W: no shifting). */
+#include <stdlib.h>
+#include <string.h>
+#include "algorithms/derivatives_internal.h"
+#include "mobilizers/mobilizer_types.h"
+
+/* σ_jk: 1 when column j of a mobilizer (at Wo in W) turns with the mobilizer's own coordinate
+ * k, d/dε S_j(q ⊕ ε·e_k) = S_k × S_j; 0 when it stays put. Columns are fixed in F except the
+ * rotational columns of the planar and quaternion-floating mobilizers, taken at Mo, which
+ * move with the translations, and the universal's second axis Rx(q0)·ŷ. SpaceXYZ (v = w_FM_F,
+ * Mo = Fo) has none. */
+static inline bool moves_with(mbt_mobilizer_type type, int j, int k) {
+  switch (type) {
+    case MBT_MOBILIZER_UNIVERSAL: return j == 1 && k == 0;
+    case MBT_MOBILIZER_PLANAR: return j == 2 && k < 2;
+    case MBT_MOBILIZER_QUATERNION_FLOATING: return j < 3 && k >= 3;
+    default: return false;
+  }
+}
+
+void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
+  if (!ws) return;
+  free(ws->X_WM);
+  free(ws->S);
+  free(ws->vdot);
+  free(ws);
+}
+
+mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
+  if (!tree) return NULL;
+  if (!tree->finalized) {
+    mbt__tree_error(tree, MBT_ERR_NOT_FINALIZED, "derivatives_workspace_create: the tree is not finalized");
+    return NULL;
+  }
+  mbt_derivatives_workspace* ws = calloc(1, sizeof *ws);
+  if (!ws) return NULL;
+  const size_t nl = (size_t)tree->num_local_nodes, nv = (size_t)tree->nv, n1 = nv > 0 ? nv : 1;
+  ws->tree = tree;
+  ws->nv = tree->nv;
+  ws->nl = tree->num_local_nodes;
+  /* One block per node array, one per velocity array, one of doubles. */
+  const size_t node_bytes = nl * (sizeof(mbt_transform) + 3 * sizeof(mbt_v6) + sizeof(mbt_inertia_moments) + sizeof(mbt_m6));
+  ws->X_WM = malloc(node_bytes);
+  ws->S = malloc(n1 * 8 * sizeof(mbt_v6) + n1 * sizeof(int));
+  ws->vdot = malloc((4 * n1 + 7 * n1 * n1) * sizeof(mbt_real));
+  if (!ws->X_WM || !ws->S || !ws->vdot) {
+    mbt_derivatives_workspace_destroy(ws);
+    return NULL;
+  }
+  char* p = (char*)ws->X_WM;
+  p += nl * sizeof(mbt_transform);
+  ws->Yc = (mbt_m6*)p, p += nl * sizeof(mbt_m6);
+  ws->V = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
+  ws->A = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
+  ws->F = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
+  ws->Ic = (mbt_inertia_moments*)p;
+  mbt_v6* s = ws->S;
+  ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->Phi = s + 4 * n1;
+  ws->Omega = s + 5 * n1, ws->SI = s + 6 * n1, ws->SY = s + 7 * n1;
+  ws->free_dofs = (int*)(s + 8 * n1);
+  ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1;
+  ws->L = ws->rhs2 + n1;
+  ws->T1 = ws->L + n1 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
+  return ws;
+}
+
+int mbt__derivatives_check(const mbt_tree* tree, mbt_context* ctx, const mbt_derivatives_workspace* ws,
+                           const char* what) {
+  int st = mbt__check_tree_context(tree, ctx, what);
+  if (st) return st;
+  if (!ws || ws->tree != tree)
+    return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: the workspace is %s", what,
+                              ws ? "of another tree" : "NULL");
+  return MBT_OK;
+}
+
+/* X_FM(q) and the columns H_FM (at Mo, in F) of a local node; revolute and prismatic nodes
+ * turn about / slide along ẑ (tree_internal.h). */
+static void local_X_FM_H(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L, mbt_transform* X_FM,
+                         mbt_spatial_velocity* H) {
+  const mbt_real* q = ctx->q + L->q_start;
+  if (L->type == MBT_MOBILIZER_REVOLUTE) {
+    X_FM->R = mbt__rot_z(ctx->sin_q[L->q_start], ctx->cos_q[L->q_start]);
+    X_FM->p = mbt_vec3_zero();
+    H->w = mbt_vec3_make(0, 0, 1), H->v = mbt_vec3_zero();
+  } else if (L->type == MBT_MOBILIZER_PRISMATIC) {
+    X_FM->R = mbt_mat3_identity();
+    X_FM->p = mbt_vec3_make(0, 0, q[0]);
+    H->w = mbt_vec3_zero(), H->v = mbt_vec3_make(0, 0, 1);
+  } else {
+    const mbt_node* n = &tree->nodes[L->node];
+    mbt__mob_calc_X_FM(n, q, X_FM);
+    mbt__mob_calc_H_FM(n, q, H);
+  }
+}
+
+/* The body's inertia {m, h, K} about Mo in M re-expressed in W by R = R_WM and shifted to Wo
+ * by d = p_WoMo (mass points at r = d + r' from Wo):
+ *   h = R·h' + m·d,  K = R·K'·Rᵀ + m·(|d|²·1 − d·dᵀ) + 2·(d·R·h')·1 − d·(R·h')ᵀ − (R·h')·dᵀ. */
+static void inertia_at_Wo(const mbt_inertia_moments* I, const mbt_transform* X_WM, mbt_inertia_moments* J) {
+  const mbt_mat3* R = &X_WM->R;
+  const mbt_real* K = I->K;
+  const mbt_real k[3][3] = {{K[0], K[3], K[4]}, {K[3], K[1], K[5]}, {K[4], K[5], K[2]}};
+  mbt_real A[3][3], RK[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) RK[i][j] = R->m[i][0] * k[0][j] + R->m[i][1] * k[1][j] + R->m[i][2] * k[2][j];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = RK[i][0] * R->m[j][0] + RK[i][1] * R->m[j][1] + RK[i][2] * R->m[j][2];
+  const mbt_vec3 h = mbt_mat3_mul_vec(R, I->h), d = X_WM->p;
+  const mbt_real m = I->m, s = m * mbt_vec3_dot(d, d) + 2 * mbt_vec3_dot(d, h);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] += (i == j ? s : 0) - m * d.v[i] * d.v[j] - d.v[i] * h.v[j] - h.v[i] * d.v[j];
+  J->m = m;
+  J->h = mbt_vec3_axpy(h, m, d);
+  J->K[0] = A[0][0], J->K[1] = A[1][1], J->K[2] = A[2][2], J->K[3] = A[0][1], J->K[4] = A[0][2], J->K[5] = A[1][2];
+}
+
+/* Y = I·(v×) − (I·v)×̄* − v×*·I column by column: Y·x = I·(v × x) − x ×* (I·v) − v ×* (I·x). */
+static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, mbt_real* Y) {
+  mbt_v6 h, e, t, It, c1, c2;
+  mbt__moments_mul6(I, v, h);
+  for (int c = 0; c < 6; ++c) {
+    for (int r = 0; r < 6; ++r) e[r] = r == c;
+    mbt__v6_cross(v, e, t);
+    mbt__moments_mul6(I, t, It);
+    mbt__v6_cross_force(e, h, c1);
+    mbt__moments_mul6(I, e, t);
+    mbt__v6_cross_force(v, t, c2);
+    for (int r = 0; r < 6; ++r) Y[r * 6 + c] = It[r] - c1[r] - c2[r];
+  }
+}
+
+/* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
+static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
+                         const mbt_real* v, const mbt_real* vdot) {
+  const mbt_local_node* L = &tree->local_nodes[i];
+  const int p = L->parent, k0 = L->v_start, nk = L->nv;
+  const mbt_transform* X_WA = &ws->X_WM[p];
+  mbt_transform X_FM;
+  mbt_spatial_velocity H[6];
+  local_X_FM_H(tree, ctx, L, &X_FM, H);
+  const mbt_mat3 R_WF = mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  mbt_transform* X = &ws->X_WM[i];
+  X->R = mbt_mat3_mul(&R_WF, &X_FM.R);
+  X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  mbt_v6 SV[6], c[6], u[6];
+  for (int j = 0; j < nk; ++j) {  /* S_j = [R_WF·w; R_WF·v_Mo + p_WoMo × R_WF·w] */
+    mbt_real* S = ws->S[k0 + j];
+    const mbt_vec3 w = mbt_mat3_mul_vec(&R_WF, H[j].w);
+    const mbt_vec3 vo = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H[j].v), mbt_vec3_cross(X->p, w));
+    memcpy(S, w.v, sizeof w.v), memcpy(S + 3, vo.v, sizeof vo.v);
+    const mbt_real vj = v ? v[k0 + j] : 0;
+    for (int r = 0; r < 6; ++r) SV[j][r] = S[r] * vj;
+  }
+  for (int j = 0; j < nk; ++j) {  /* u_j, then c_j = u_j × S_j·v_j + S_j·v̇_j */
+    memcpy(u[j], ws->V[p], sizeof(mbt_v6));
+    for (int m = 0; m < nk; ++m)
+      if (moves_with(L->type, j, m))
+        for (int r = 0; r < 6; ++r) u[j][r] += SV[m][r];
+    mbt__v6_cross(u[j], SV[j], c[j]);
+    const mbt_real vdj = vdot ? vdot[k0 + j] : 0;
+    for (int r = 0; r < 6; ++r) c[j][r] += ws->S[k0 + j][r] * vdj;
+  }
+  mbt_real* V = ws->V[i];
+  mbt_real* A = ws->A[i];
+  memcpy(V, ws->V[p], sizeof(mbt_v6)), memcpy(A, ws->A[p], sizeof(mbt_v6));
+  for (int j = 0; j < nk; ++j)
+    for (int r = 0; r < 6; ++r) V[r] += SV[j][r], A[r] += c[j][r];
+  for (int k = 0; k < nk; ++k) {
+    mbt_v6 vl, al, t;
+    memcpy(vl, ws->V[p], sizeof vl), memcpy(al, ws->A[p], sizeof al);
+    for (int m = 0; m < nk; ++m)
+      if (!moves_with(L->type, m, k))
+        for (int r = 0; r < 6; ++r) vl[r] += SV[m][r], al[r] += c[m][r];
+    const mbt_real* S = ws->S[k0 + k];
+    mbt__v6_cross(S, vl, ws->Wk[k0 + k]);
+    mbt__v6_cross(ws->Wk[k0 + k], vl, t);
+    mbt__v6_cross(S, al, ws->Bk[k0 + k]);
+    for (int r = 0; r < 6; ++r) ws->Bk[k0 + k][r] = t[r] - ws->Bk[k0 + k][r], vl[r] += u[k][r];
+    mbt__v6_cross(vl, S, ws->Gk[k0 + k]);
+  }
+}
+
+/* The node's own Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
+static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
+  const mbt_real *V = ws->V[i], *A = ws->A[i];
+  mbt_inertia_moments* I = &ws->Ic[i];
+  inertia_at_Wo(&ctx->I_Mo_M[i], &ws->X_WM[i], I);
+  mbt_v6 Ia, Iv, vIv;
+  mbt__moments_mul6(I, A, Ia);
+  mbt__moments_mul6(I, V, Iv);
+  mbt__v6_cross_force(V, Iv, vIv);
+  for (int r = 0; r < 6; ++r) ws->F[i][r] = Ia[r] + vIv[r];
+  body_Y(I, V, ws->Yc[i]);
+}
+
+/* Ic·x, Ycᵀ·x, Yc·x */
+static inline void yc_tmul(const mbt_real* Y, const mbt_real* x, mbt_real* y) {
+  for (int c = 0; c < 6; ++c)
+    y[c] = Y[c] * x[0] + Y[6 + c] * x[1] + Y[12 + c] * x[2] + Y[18 + c] * x[3] + Y[24 + c] * x[4] + Y[30 + c] * x[5];
+}
+static inline void yc_mul(const mbt_real* Y, const mbt_real* x, mbt_real* y) {
+  for (int r = 0; r < 6; ++r) y[r] = mbt__v6_dot(Y + 6 * r, x);
+}
+
+/* Tip to base for local node i (its subtree's Ic, Yc, F complete): the per-velocity Φ, Ω,
+ * Ic·S, Ycᵀ·S; tau; the entries of the node's rows and columns with itself and its ancestors;
+ * then Ic, Yc, F added into the parent's. */
+static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
+                          mbt_real* dv, mbt_real* M) {
+  const mbt_local_node* L = &tree->local_nodes[i];
+  const int k0 = L->v_start, nk = L->nv, nv = ws->nv;
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  const mbt_real* Yc = ws->Yc[i];
+  for (int k = k0; k < k0 + nk; ++k) {
+    mbt_v6 t1, t2;
+    const mbt_real* S = ws->S[k];
+    mbt__moments_mul6(Ic, S, ws->SI[k]);
+    yc_tmul(Yc, S, ws->SY[k]);
+    if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
+    if (!dq) continue;
+    mbt__v6_cross_force(S, ws->F[i], ws->Phi[k]);
+    yc_mul(Yc, ws->Wk[k], t1);
+    mbt__moments_mul6(Ic, ws->Bk[k], t2);
+    for (int r = 0; r < 6; ++r) ws->Phi[k][r] += t1[r] + t2[r];
+    yc_mul(Yc, S, t1);
+    mbt__moments_mul6(Ic, ws->Gk[k], t2);
+    for (int r = 0; r < 6; ++r) ws->Omega[k][r] = t2[r] - t1[r];
+  }
+  for (int j = k0; j < k0 + nk; ++j) {
+    const mbt_real *SI = ws->SI[j], *SY = ws->SY[j], *Sj = ws->S[j];
+    for (int k = k0; k < k0 + nk; ++k) {
+      if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
+      if (!dq) continue;
+      dq[(size_t)j * nv + k] = moves_with(L->type, j - k0, k - k0)
+                                   ? mbt__v6_dot(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k])
+                                   : mbt__v6_dot(Sj, ws->Phi[k]);
+      dv[(size_t)j * nv + k] = mbt__v6_dot(Sj, ws->Omega[k]);
+    }
+    for (int a = L->parent; a > 0; a = tree->local_nodes[a].parent) {
+      const mbt_local_node* La = &tree->local_nodes[a];
+      for (int k = La->v_start; k < La->v_start + La->nv; ++k) {
+        const mbt_real* Sk = ws->S[k];
+        if (M) M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, Sk);
+        if (!dq) continue;
+        dq[(size_t)j * nv + k] = mbt__v6_dot(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k]);
+        dq[(size_t)k * nv + j] = mbt__v6_dot(Sk, ws->Phi[j]);
+        dv[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->Gk[k]) - mbt__v6_dot(SY, Sk);
+        dv[(size_t)k * nv + j] = mbt__v6_dot(Sk, ws->Omega[j]);
+      }
+    }
+  }
+  const int p = L->parent;
+  if (p == 0) return;
+  mbt_inertia_moments* Ip = &ws->Ic[p];
+  Ip->m += Ic->m;
+  Ip->h = mbt_vec3_add(Ip->h, Ic->h);
+  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r];
+  for (int r = 0; r < 36; ++r) ws->Yc[p][r] += Yc[r];
+}
+
+/* tau += D·v + K·(q − q0) − tau_app, ∂tau/∂v += D, ∂tau/∂q += K (revolute springs). */
+static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const mbt_real* v, const mbt_real* tau_app,
+                             mbt_real* tau, mbt_real* dq, mbt_real* dv) {
+  const int nv = tree->nv;
+  for (int k = 0; k < nv; ++k) {
+    if (tau) tau[k] += (v ? ctx->damping[k] * v[k] : 0) - (tau_app ? tau_app[k] : 0);
+    if (dv) dv[(size_t)k * nv + k] += ctx->damping[k];
+  }
+  for (int e = 0; e < tree->num_forces; ++e) {
+    const mbt_force_element* fe = &tree->forces[e];
+    if (fe->type != MBT_FORCE_REVOLUTE_SPRING) continue;
+    const mbt_mobilizer* mob = &tree->mobilizers[tree->joints[fe->u.revolute_spring.joint].mobilizer];
+    const mbt_real k = fe->u.revolute_spring.stiffness;
+    if (tau) tau[mob->v_start] += k * (ctx->q[mob->q_start] - fe->u.revolute_spring.nominal_angle);
+    if (dq) dq[(size_t)mob->v_start * nv + mob->v_start] += k;
+  }
+}
+
+void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                         const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
+                         mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
+  const int nv = tree->nv, nl = tree->num_local_nodes;
+  const size_t nn = (size_t)nv * (size_t)nv;
+  mbt__calc_joint_sincos(tree, ctx);
+  if (dtau_dq) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  if (M) memset(M, 0, nn * sizeof(mbt_real));
+  ws->X_WM[0] = mbt_transform_identity();
+  for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
+  for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
+  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
+  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M);
+  if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
+}
+
+void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                  const mbt_real* v, const mbt_real* vdot) {
+  mbt__calc_joint_sincos(tree, ctx);
+  ws->X_WM[0] = mbt_transform_identity();
+  for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
+  for (int i = 1; i < tree->num_local_nodes; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+}
+
+int mbt_calc_inverse_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                          const mbt_real* known_vdot, const mbt_real* tau_app, mbt_real* tau,
+                                          mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
+  const char* what = "calc_inverse_dynamics_derivatives";
+  int st = mbt__derivatives_check(tree, ctx, ws, what);
+  if (st) return st;
+  if ((!dtau_dq || !dtau_dv) && tree->nv > 0)
+    return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dtau_dq and dtau_dv are required", what);
+  mbt__id_derivatives(tree, ctx, ws, ctx->v, known_vdot, ctx->g_W, true, tau_app, tau, dtau_dq, dtau_dv,
+                      M);
+  return MBT_OK;
+}

@@ -1,0 +1,98 @@
+/* derivatives_internal.h: the workspace of the derivative algorithms (derivatives*.c) and
+ * the 6-vector algebra they share (not installed).
+ *
+ * Every spatial quantity of the recursions is taken about the world origin Wo and expressed
+ * in W [Carpentier & Mansard, RSS 2018]: motion vectors [w; v_Wo], force vectors [tau_Wo; f],
+ * spatial accelerations in Featherstone's sense [Featherstone 2008, §2.6], so that quantities
+ * of different bodies add without shifting. */
+#ifndef MBT_DERIVATIVES_INTERNAL_H
+#define MBT_DERIVATIVES_INTERNAL_H
+
+#include "mbt/derivatives.h"
+#include "algorithms/algorithms_internal.h"
+
+typedef mbt_real mbt_v6[6];
+typedef mbt_real mbt_m6[36];   /* row-major 6×6 */
+
+struct mbt_derivatives_workspace {
+  const mbt_tree* tree;
+  int nv, nl;
+  /* per local node */
+  mbt_transform* X_WM;          /* pose of the node's frame M */
+  mbt_v6* V;                    /* V_WM at Wo */
+  mbt_v6* A;                    /* spatial acceleration at Wo (gravity as the base's −g) */
+  mbt_inertia_moments* Ic;      /* composite inertia of the subtree about Wo, in W */
+  mbt_m6* Yc;                   /* composite Y = Σ I·(v×) − (I·v)×̄* − v×*·I (derivatives.c) */
+  mbt_v6* F;                    /* net force of the subtree's bodies, at Wo */
+  /* per velocity */
+  mbt_v6* S;                    /* column of the motion subspace at Wo, in W */
+  mbt_v6* Wk;                   /* S_k × vλ_k */
+  mbt_v6* Bk;                   /* −S_k × aλ_k + (S_k × vλ_k) × vλ_k */
+  mbt_v6* Gk;                   /* (u_k + vλ_k) × S_k */
+  mbt_v6* Phi;                  /* ∂F/∂q_k of the node's subtree */
+  mbt_v6* Omega;                /* ∂F/∂v_k of the node's subtree */
+  mbt_v6* SI;                   /* Ic·S_j */
+  mbt_v6* SY;                   /* Ycᵀ·S_j */
+  /* dense scratch */
+  mbt_real *vdot, *rhs;         /* [nv] each, forward dynamics */
+  mbt_real *vdot2, *rhs2;       /* [nv] each, the step */
+  mbt_real* L;                  /* [nv·nv] factor of M (free block) */
+  mbt_real *T1, *T2, *T3;       /* [nv·nv] each, forward dynamics */
+  mbt_real *T4, *T5, *T6;       /* [nv·nv] each, the step */
+  int* free_dofs;               /* [nv] the unlocked velocities */
+};
+
+/* Checks tree, context and workspace belong together (message in the context). */
+int mbt__derivatives_check(const mbt_tree* tree, mbt_context* ctx, const mbt_derivatives_workspace* ws,
+                           const char* what);
+
+/* Inverse dynamics and its derivatives (derivatives.c), arguments as
+ * mbt_calc_inverse_dynamics_derivatives, all checked; v (nv) may differ from the context's
+ * (NULL for zero), g_W is the gravity field; joint_forces: add damping, revolute springs and
+ * −tau_app. dtau_dq and dtau_dv may both be NULL (then only tau and M); tau, M may be NULL. */
+void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                         const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
+                         mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M);
+
+/* The forward pass alone, without gravity (derivatives.c): X_WM, V, A (spatial, at Wo) of every
+ * local node and S, W_k, B_k, G_k of every velocity, at the context's q, v (NULL for zero) and
+ * vdot (NULL for zero). */
+void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                 const mbt_real* v, const mbt_real* vdot);
+
+/* ---- 6-vector algebra ------------------------------------------------------------------ */
+/* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
+static inline void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
+  const mbt_real w0 = a[1] * b[2] - a[2] * b[1], w1 = a[2] * b[0] - a[0] * b[2], w2 = a[0] * b[1] - a[1] * b[0];
+  c[3] = a[1] * b[5] - a[2] * b[4] + a[4] * b[2] - a[5] * b[1];
+  c[4] = a[2] * b[3] - a[0] * b[5] + a[5] * b[0] - a[3] * b[2];
+  c[5] = a[0] * b[4] - a[1] * b[3] + a[3] * b[1] - a[4] * b[0];
+  c[0] = w0, c[1] = w1, c[2] = w2;
+}
+/* Force cross product [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
+static inline void mbt__v6_cross_force(const mbt_real* a, const mbt_real* b, mbt_real* c) {
+  const mbt_real t0 = a[1] * b[2] - a[2] * b[1] + a[4] * b[5] - a[5] * b[4];
+  const mbt_real t1 = a[2] * b[0] - a[0] * b[2] + a[5] * b[3] - a[3] * b[5];
+  const mbt_real t2 = a[0] * b[1] - a[1] * b[0] + a[3] * b[4] - a[4] * b[3];
+  c[3] = a[1] * b[5] - a[2] * b[4];
+  c[4] = a[2] * b[3] - a[0] * b[5];
+  c[5] = a[0] * b[4] - a[1] * b[3];
+  c[0] = t0, c[1] = t1, c[2] = t2;
+}
+static inline mbt_real mbt__v6_dot(const mbt_real* a, const mbt_real* b) {
+  return (a[0] * b[0] + a[3] * b[3]) + (a[1] * b[1] + a[4] * b[4]) + (a[2] * b[2] + a[5] * b[5]);
+}
+/* I·[w; v] = [K·w + h × v; m·v − h × w] for an inertia by its moments {m, h, K} about Wo. */
+static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_real* x, mbt_real* y) {
+  const mbt_real* K = I->K;
+  const mbt_real* h = I->h.v;
+  const mbt_real w0 = x[0], w1 = x[1], w2 = x[2], v0 = x[3], v1 = x[4], v2 = x[5];
+  y[0] = K[0] * w0 + K[3] * w1 + K[4] * w2 + h[1] * v2 - h[2] * v1;
+  y[1] = K[3] * w0 + K[1] * w1 + K[5] * w2 + h[2] * v0 - h[0] * v2;
+  y[2] = K[4] * w0 + K[5] * w1 + K[2] * w2 + h[0] * v1 - h[1] * v0;
+  y[3] = I->m * v0 - (h[1] * w2 - h[2] * w1);
+  y[4] = I->m * v1 - (h[2] * w0 - h[0] * w2);
+  y[5] = I->m * v2 - (h[0] * w1 - h[1] * w0);
+}
+
+#endif /* MBT_DERIVATIVES_INTERNAL_H */

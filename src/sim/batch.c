@@ -1,0 +1,449 @@
+/* batch.c: batched evaluation and rollouts (mbt/batch.h) on a small pool of POSIX threads.
+ *
+ * Why POSIX threads and not OpenMP: the pool is created once with its contexts (so a batched
+ * call allocates nothing and starts no thread), it works with every compiler and sanitizer
+ * the project builds with (libgomp is not instrumented for ThreadSanitizer), and a program
+ * linking libmbt statically needs only -pthread, no OpenMP runtime.
+ *
+ * A job is N independent items. Threads take the next chunk of items from one atomic counter
+ * (dynamic scheduling: which thread computes an item changes from run to run, the item's
+ * result does not, because every item is computed from its own inputs in a context whose
+ * state is set first and whose caches are then recomputed). The calling thread is thread 0. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mbt/batch.h"
+#include "tree/context_internal.h"
+
+typedef struct mbt_batch_worker mbt_batch_worker;
+/* Computes item `item` on thread `thread`; MBT_OK or a status with the message in msg. */
+typedef int (*batch_item_fn)(mbt_batch* b, int thread, int item, char* msg, size_t msg_size);
+
+/* The lowest-numbered failed item a thread has seen in the current job. */
+typedef struct {
+  int item;                    /* -1: none */
+  int status;
+  char msg[MBT_ERROR_MAX];
+} batch_failure;
+
+struct mbt_batch_worker {
+  mbt_batch* batch;
+  int thread;
+};
+
+struct mbt_batch {
+  const mbt_tree* tree;
+  int num_threads;
+  mbt_context** ctx;           /* [num_threads] */
+  pthread_t* threads;          /* [num_threads − 1]; thread 0 is the caller */
+  mbt_batch_worker* workers;   /* [num_threads − 1] */
+  int num_started;
+  bool sync_ready;
+  pthread_mutex_t lock;        /* generation, busy, quit; the rollouts' done callback */
+  pthread_cond_t wake, idle;
+  unsigned long generation;
+  int ready;                   /* workers started and waiting */
+  int busy;
+  bool quit;
+  /* the current job */
+  batch_item_fn fn;
+  const void* job;
+  int n, chunk;
+  atomic_int next;
+  atomic_bool stop;            /* rollouts: no further item starts */
+  batch_failure* fail;         /* [num_threads] */
+  char error[MBT_ERROR_MAX];
+};
+
+static int batch_error(mbt_batch* b, int status, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int batch_error(mbt_batch* b, int status, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b->error, sizeof b->error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* ---- the pool ------------------------------------------------------------------------ */
+static void record_failure(mbt_batch* b, int thread, int item, int status, const char* msg) {
+  batch_failure* f = &b->fail[thread];
+  if (f->item >= 0 && f->item < item) return;
+  f->item = item;
+  f->status = status;
+  snprintf(f->msg, sizeof f->msg, "%s", msg);
+}
+
+static void run_items(mbt_batch* b, int thread) {
+  char msg[MBT_ERROR_MAX];
+  for (;;) {
+    const int start = atomic_fetch_add(&b->next, b->chunk);
+    if (start >= b->n) return;
+    const int end = b->n - start < b->chunk ? b->n : start + b->chunk;
+    for (int k = start; k < end; ++k) {
+      msg[0] = '\0';
+      const int st = b->fn(b, thread, k, msg, sizeof msg);
+      if (st != MBT_OK) record_failure(b, thread, k, st, msg);
+    }
+  }
+}
+
+static void* worker_main(void* arg) {
+  const mbt_batch_worker* w = arg;
+  mbt_batch* b = w->batch;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&b->lock);
+  ++b->ready;
+  pthread_cond_signal(&b->idle);
+  for (;;) {
+    while (!b->quit && b->generation == seen) pthread_cond_wait(&b->wake, &b->lock);
+    if (b->quit) break;
+    seen = b->generation;
+    pthread_mutex_unlock(&b->lock);
+    run_items(b, w->thread);
+    pthread_mutex_lock(&b->lock);
+    if (--b->busy == 0) pthread_cond_signal(&b->idle);
+  }
+  pthread_mutex_unlock(&b->lock);
+  return NULL;
+}
+
+/* Runs fn over items 0 … n−1 on all threads; returns MBT_OK or the lowest-numbered failure
+ * ("<what> k: message" in the batch's error). */
+static int run_job(mbt_batch* b, batch_item_fn fn, const void* job, int n, int chunk, const char* what) {
+  b->fn = fn;
+  b->job = job;
+  b->n = n;
+  b->chunk = chunk;
+  atomic_store(&b->next, 0);
+  atomic_store(&b->stop, false);
+  for (int t = 0; t < b->num_threads; ++t) b->fail[t].item = -1;
+  pthread_mutex_lock(&b->lock);
+  ++b->generation;
+  b->busy = b->num_threads - 1;
+  pthread_cond_broadcast(&b->wake);
+  pthread_mutex_unlock(&b->lock);
+  run_items(b, 0);
+  pthread_mutex_lock(&b->lock);
+  while (b->busy > 0) pthread_cond_wait(&b->idle, &b->lock);
+  pthread_mutex_unlock(&b->lock);
+  const batch_failure* first = NULL;
+  for (int t = 0; t < b->num_threads; ++t)
+    if (b->fail[t].item >= 0 && (!first || b->fail[t].item < first->item)) first = &b->fail[t];
+  if (!first) return MBT_OK;
+  return batch_error(b, first->status, "%s %d: %s", what, first->item, first->msg);
+}
+
+void mbt_batch_destroy(mbt_batch* b) {
+  if (!b) return;
+  if (b->sync_ready) {
+    pthread_mutex_lock(&b->lock);
+    b->quit = true;
+    pthread_cond_broadcast(&b->wake);
+    pthread_mutex_unlock(&b->lock);
+    for (int t = 0; t < b->num_started; ++t) pthread_join(b->threads[t], NULL);
+    pthread_mutex_destroy(&b->lock);
+    pthread_cond_destroy(&b->wake);
+    pthread_cond_destroy(&b->idle);
+  }
+  for (int t = 0; b->ctx && t < b->num_threads; ++t) mbt_context_destroy(b->ctx[t]);
+  free(b->ctx);
+  free(b->threads);
+  free(b->workers);
+  free(b->fail);
+  free(b);
+}
+
+static int default_thread_count(void) {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > MBT_BATCH_MAX_THREADS ? MBT_BATCH_MAX_THREADS : (int)n;
+}
+
+static bool batch_start_threads(mbt_batch* b) {
+  if (pthread_mutex_init(&b->lock, NULL) != 0) return false;
+  if (pthread_cond_init(&b->wake, NULL) != 0) {
+    pthread_mutex_destroy(&b->lock);
+    return false;
+  }
+  if (pthread_cond_init(&b->idle, NULL) != 0) {
+    pthread_cond_destroy(&b->wake);
+    pthread_mutex_destroy(&b->lock);
+    return false;
+  }
+  b->sync_ready = true;
+  for (int t = 1; t < b->num_threads; ++t) {
+    b->workers[t - 1] = (mbt_batch_worker){b, t};
+    if (pthread_create(&b->threads[t - 1], NULL, worker_main, &b->workers[t - 1]) != 0) return false;
+    ++b->num_started;
+  }
+  /* Return once every worker has started (a thread's start-up is the batch's set-up, not a
+   * batched call's). */
+  pthread_mutex_lock(&b->lock);
+  while (b->ready < b->num_started) pthread_cond_wait(&b->idle, &b->lock);
+  pthread_mutex_unlock(&b->lock);
+  return true;
+}
+
+mbt_batch* mbt_batch_create(const mbt_tree* tree, int num_threads) {
+  if (!tree) return NULL;
+  if (!mbt_tree_is_finalized(tree)) {
+    mbt__tree_error(tree, MBT_ERR_NOT_FINALIZED, "mbt_batch_create: the tree is not finalized");
+    return NULL;
+  }
+  if (num_threads <= 0) num_threads = default_thread_count();
+  if (num_threads > MBT_BATCH_MAX_THREADS) num_threads = MBT_BATCH_MAX_THREADS;
+  mbt_batch* b = calloc(1, sizeof *b);
+  if (!b) {
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_batch_create: out of memory");
+    return NULL;
+  }
+  b->tree = tree;
+  b->num_threads = num_threads;
+  b->ctx = calloc((size_t)num_threads, sizeof *b->ctx);
+  b->threads = calloc((size_t)num_threads, sizeof *b->threads);
+  b->workers = calloc((size_t)num_threads, sizeof *b->workers);
+  b->fail = calloc((size_t)num_threads, sizeof *b->fail);
+  bool ok = b->ctx && b->threads && b->workers && b->fail;
+  for (int t = 0; ok && t < num_threads; ++t) ok = (b->ctx[t] = mbt_context_create(tree)) != NULL;
+  if (!ok) {
+    mbt_batch_destroy(b);
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_batch_create: out of memory");
+    return NULL;
+  }
+  if (!batch_start_threads(b)) {
+    mbt_batch_destroy(b);
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_batch_create: cannot start %d threads", num_threads);
+    return NULL;
+  }
+  return b;
+}
+
+int mbt_batch_num_threads(const mbt_batch* b) { return b ? b->num_threads : 0; }
+const mbt_tree* mbt_batch_tree(const mbt_batch* b) { return b ? b->tree : NULL; }
+const char* mbt_batch_last_error(const mbt_batch* b) { return b ? b->error : "batch is NULL"; }
+
+int mbt_batch_set_parameters(mbt_batch* b, const mbt_context* ctx) {
+  if (!b) return MBT_ERR_INVALID_ARGUMENT;
+  if (!ctx || mbt_context_tree(ctx) != b->tree)
+    return batch_error(b, MBT_ERR_INVALID_ARGUMENT,
+                       "mbt_batch_set_parameters: the context is NULL or belongs to another tree");
+  for (int t = 0; t < b->num_threads; ++t) {
+    const int st = mbt_context_copy_state(b->ctx[t], ctx);
+    if (st) return batch_error(b, st, "mbt_batch_set_parameters: %s", mbt_context_last_error(b->ctx[t]));
+  }
+  return MBT_OK;
+}
+
+/* ---- batched evaluation --------------------------------------------------------------- */
+typedef struct {
+  const mbt_real* in;      /* x or q rows */
+  const mbt_real* in2;     /* vdot or tau_applied rows, or NULL */
+  void* out;
+  int* status;
+} eval_job;
+
+static void fill_nan(mbt_real* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) x[i] = NAN;
+}
+
+/* Common end of an item: status out, NaN rows and the message on failure. */
+static int finish_item(mbt_batch* b, int thread, const eval_job* j, int k, int st, mbt_real* row, size_t row_size,
+                       char* msg, size_t msg_size) {
+  if (j->status) j->status[k] = st;
+  if (st != MBT_OK) {
+    if (row) fill_nan(row, row_size);
+    snprintf(msg, msg_size, "%s", mbt_context_last_error(b->ctx[thread]));
+  }
+  return st;
+}
+
+static int item_inverse_dynamics(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
+  const eval_job* j = b->job;
+  const size_t nq = (size_t)b->tree->nq, nv = (size_t)b->tree->nv;
+  mbt_context* ctx = b->ctx[thread];
+  mbt_real* tau = (mbt_real*)j->out + (size_t)k * nv;
+  int st = mbt_context_set_x(ctx, j->in + (size_t)k * (nq + nv), (int)(nq + nv));
+  if (!st) st = mbt_calc_inverse_dynamics_with_gravity(b->tree, ctx, j->in2 ? j->in2 + (size_t)k * nv : NULL, tau);
+  return finish_item(b, thread, j, k, st, tau, nv, msg, msg_size);
+}
+
+static int item_mass_matrix(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
+  const eval_job* j = b->job;
+  const size_t nq = (size_t)b->tree->nq, nv = (size_t)b->tree->nv;
+  mbt_context* ctx = b->ctx[thread];
+  mbt_real* M = (mbt_real*)j->out + (size_t)k * nv * nv;
+  int st = mbt_context_set_q(ctx, j->in + (size_t)k * nq, (int)nq);
+  if (!st) st = mbt_calc_mass_matrix(b->tree, ctx, M);
+  return finish_item(b, thread, j, k, st, M, nv * nv, msg, msg_size);
+}
+
+static int item_forward_dynamics(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
+  const eval_job* j = b->job;
+  const size_t nq = (size_t)b->tree->nq, nv = (size_t)b->tree->nv;
+  mbt_context* ctx = b->ctx[thread];
+  mbt_real* vdot = (mbt_real*)j->out + (size_t)k * nv;
+  int st = mbt_context_set_x(ctx, j->in + (size_t)k * (nq + nv), (int)(nq + nv));
+  if (!st) st = mbt_calc_forward_dynamics(b->tree, ctx, j->in2 ? j->in2 + (size_t)k * nv : NULL, NULL, vdot);
+  return finish_item(b, thread, j, k, st, vdot, nv, msg, msg_size);
+}
+
+static int item_forward_kinematics(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
+  const eval_job* j = b->job;
+  const mbt_tree* tree = b->tree;
+  const size_t nq = (size_t)tree->nq, nb = (size_t)tree->num_bodies;
+  mbt_context* ctx = b->ctx[thread];
+  mbt_transform* X = (mbt_transform*)j->out + (size_t)k * nb;
+  int st = mbt_context_set_q(ctx, j->in + (size_t)k * nq, (int)nq);
+  if (!st) st = mbt_calc_forward_kinematics(tree, ctx);
+  for (int body = 0; !st && body < (int)nb; ++body)
+    st = mbt_context_body_pose_in_world(tree, ctx, body, &X[mbt_tree_body_node(tree, body)]);
+  return finish_item(b, thread, j, k, st, (mbt_real*)X, nb * sizeof(mbt_transform) / sizeof(mbt_real), msg,
+                     msg_size);
+}
+
+static int run_eval(mbt_batch* b, const char* fn_name, batch_item_fn fn, int n, const mbt_real* in,
+                    const mbt_real* in2, void* out, int* status) {
+  if (!b) return MBT_ERR_INVALID_ARGUMENT;
+  if (n < 0 || (n > 0 && (!in || !out)))
+    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "%s: n = %d < 0 or a NULL input or output array", fn_name, n);
+  const eval_job job = {in, in2, out, status};
+  /* Chunks small enough to balance the load, large enough that the counter is not contended. */
+  const int per_thread = n / (8 * b->num_threads);
+  const int chunk = per_thread < 1 ? 1 : per_thread > 64 ? 64 : per_thread;
+  return run_job(b, fn, &job, n, chunk, "state");
+}
+
+int mbt_batch_calc_inverse_dynamics(mbt_batch* b, int n, const mbt_real* x, const mbt_real* vdot, mbt_real* tau,
+                                    int* status) {
+  return run_eval(b, "mbt_batch_calc_inverse_dynamics", item_inverse_dynamics, n, x, vdot, tau, status);
+}
+
+int mbt_batch_calc_mass_matrix(mbt_batch* b, int n, const mbt_real* q, mbt_real* M, int* status) {
+  return run_eval(b, "mbt_batch_calc_mass_matrix", item_mass_matrix, n, q, NULL, M, status);
+}
+
+int mbt_batch_calc_forward_dynamics(mbt_batch* b, int n, const mbt_real* x, const mbt_real* tau_applied,
+                                    mbt_real* vdot, int* status) {
+  return run_eval(b, "mbt_batch_calc_forward_dynamics", item_forward_dynamics, n, x, tau_applied, vdot, status);
+}
+
+int mbt_batch_calc_forward_kinematics(mbt_batch* b, int n, const mbt_real* q, mbt_transform* X_WB, int* status) {
+  return run_eval(b, "mbt_batch_calc_forward_kinematics", item_forward_kinematics, n, q, NULL, X_WB, status);
+}
+
+/* ---- rollouts ------------------------------------------------------------------------- */
+typedef struct {
+  const mbt_simulator_options* options;
+  mbt_rollout* rollouts;
+  mbt_rollout_done_fn done;
+  void* user_data;
+} rollout_job;
+
+static void record_sample(mbt_simulator* sim, mbt_real* row, int nx) {
+  const mbt_context* ctx = mbt_simulator_context(sim);
+  row[0] = mbt_context_time(ctx);
+  mbt_context_get_x(ctx, row + 1, nx);
+}
+
+/* Advances sim to r->t_final, landing on the sample times if r records a trajectory. */
+static int rollout_advance(mbt_simulator* sim, mbt_rollout* r, int nx) {
+  if (!r->trajectory) return mbt_simulator_advance_to(sim, r->t_final);
+  const mbt_real t0 = mbt_context_time(r->initial);
+  const size_t row = (size_t)(1 + nx);
+  fill_nan(r->trajectory, (size_t)r->num_samples * row);
+  record_sample(sim, r->trajectory, nx);
+  for (int k = 1; k < r->num_samples; ++k) {
+    const mbt_real t_k = k == r->num_samples - 1 ? r->t_final : t0 + (r->t_final - t0) * k / (r->num_samples - 1);
+    const int st = mbt_simulator_advance_to(sim, t_k);
+    if (st) return st;
+    record_sample(sim, r->trajectory + (size_t)k * row, nx);
+  }
+  return MBT_OK;
+}
+
+static void run_one_rollout(mbt_batch* b, const rollout_job* j, mbt_rollout* r) {
+  const int nx = b->tree->nq + b->tree->nv;
+  mbt_simulator* sim = mbt_simulator_create(b->tree, r->initial, j->options);
+  if (!sim) {
+    r->status = MBT_ERR_NO_MEMORY;
+    snprintf(r->error, sizeof r->error, "cannot create the simulator: out of memory");
+    return;
+  }
+  mbt_simulator_set_control(sim, r->control, r->control_data);
+  mbt_simulator_set_observer(sim, r->observer, r->observer_data);
+  r->status = rollout_advance(sim, r, nx);
+  if (r->status) snprintf(r->error, sizeof r->error, "%s", mbt_simulator_last_error(sim));
+  const mbt_context* end = mbt_simulator_context(sim);
+  r->t_reached = mbt_context_time(end);
+  r->stats = mbt_simulator_get_stats(sim);
+  if (r->x_final) mbt_context_get_x(end, r->x_final, nx);
+  mbt_simulator_destroy(sim);
+}
+
+static int item_rollout(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
+  (void)thread;
+  const rollout_job* j = b->job;
+  mbt_rollout* r = &j->rollouts[k];
+  memset(&r->stats, 0, sizeof r->stats);
+  r->error[0] = '\0';
+  r->t_reached = mbt_context_time(r->initial);
+  if (atomic_load(&b->stop)) {
+    r->status = MBT_ERR_INTERRUPTED;
+    snprintf(r->error, sizeof r->error, "not started: the sweep was stopped");
+  } else {
+    run_one_rollout(b, j, r);
+    if (j->done) {
+      pthread_mutex_lock(&b->lock);
+      const bool go_on = j->done(k, r, j->user_data);
+      pthread_mutex_unlock(&b->lock);
+      if (!go_on) atomic_store(&b->stop, true);
+    }
+  }
+  if (r->status) snprintf(msg, msg_size, "%s", r->error);
+  return r->status;
+}
+
+static int check_rollout(mbt_batch* b, const mbt_rollout* r, int k) {
+  if (!r->initial || mbt_context_tree(r->initial) != b->tree)
+    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: the initial context is NULL or "
+                       "belongs to another tree", k);
+  const mbt_real t0 = mbt_context_time(r->initial);
+  if (!(isfinite(r->t_final) && t0 <= r->t_final))
+    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: t_final = %g is not finite or "
+                       "before the initial time %g", k, r->t_final, t0);
+  if (r->trajectory && r->num_samples < 2)
+    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: a trajectory needs "
+                       "num_samples >= 2 (got %d)", k, r->num_samples);
+  return MBT_OK;
+}
+
+int mbt_batch_rollouts(mbt_batch* b, const mbt_simulator_options* options, mbt_rollout* rollouts, int n,
+                       mbt_rollout_done_fn done, void* user_data) {
+  if (!b) return MBT_ERR_INVALID_ARGUMENT;
+  if (n < 0 || (n > 0 && !rollouts))
+    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: n = %d < 0 or rollouts is NULL", n);
+  for (int k = 0; k < n; ++k) {
+    const int st = check_rollout(b, &rollouts[k], k);
+    if (st) return st;
+  }
+  if (n > 0) {
+    /* The options are checked once here, so that no rollout fails on them. */
+    mbt_simulator* probe = mbt_simulator_create(b->tree, rollouts[0].initial, options);
+    if (!probe)
+      return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: %s",
+                         mbt_context_last_error(rollouts[0].initial));
+    mbt_simulator_destroy(probe);
+  }
+  const rollout_job job = {options, rollouts, done, user_data};
+  return run_job(b, item_rollout, &job, n, 1, "rollout");
+}

@@ -1,0 +1,347 @@
+/* contact_step.c: the "time_stepping" integrator (mbt/sim.h) and the simulator's contact API.
+ *
+ * One step of size h from (q, v) at t, in the scheme of Moreau's time stepping [Moreau 1988;
+ * Stewart & Trinkle 1996; Drake's discrete MultibodyPlant, Castro et al. 2022]:
+ *   v* = v + h·v̇(t, q, v)                 free motion: forward dynamics with the control,
+ *                                          joint-limit penalty, damping and force elements
+ *   contacts i at q: point C, normal n, tangents t1, t2 = n × t1, depth φ
+ *   J (3nc × nv): rows nᵀ·(J_v,AC − J_v,BC), t1ᵀ·(…), t2ᵀ·(…) (translational Jacobians of
+ *       the points of A and B at C)
+ *   W = J·M⁻¹·Jᵀ, v_c* = J·v*, γ from the contact problem (contact_solver.c)
+ *   v⁺ = v* + M⁻¹·Jᵀ·γ,  q⁺ = q + h·N(q)·v⁺
+ * M comes from the composite-rigid-body algorithm and is factored once per step with contact;
+ * a step without contact costs one forward dynamics. Everything is allocated in
+ * mbt_simulator_set_contact_model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/contact_internal.h"
+#include "sim/sim_internal.h"
+#include "tree/tree_internal.h"
+
+struct mbt__sim_contact {
+  mbt__detection* det;
+  int nv, capacity, num_bodies;
+  mbt__contact_solver_options opt;
+  mbt_real* M;        /* [nv × nv], then its Cholesky factor */
+  mbt_real* J;        /* [3cap × nv] */
+  mbt_real* Y;        /* [3cap × nv] row r: M⁻¹·J_rᵀ */
+  mbt_real* W;        /* [3cap × 3cap] */
+  mbt_real* Jp;       /* [6 × nv] a point's spatial Jacobian */
+  mbt_real* vc_star;  /* [3cap] */
+  mbt_real* vc;       /* [3cap] */
+  mbt_real* gamma;    /* [3cap] */
+  mbt_real *b_n, *R_n, *mu_s, *mu_d; /* [cap] */
+  bool* sliding;                     /* [cap] solver scratch */
+  mbt_vec3* basis;    /* [3cap] n, t1, t2 per contact */
+  mbt_contact_result* results;       /* [cap] the last step's */
+  int num_results;
+  mbt_spatial_force* F_Bo_W;         /* [num_bodies] the last step's totals */
+  int num_prev;                      /* the last step's contacts, for the warm start: */
+  int* prev_key;                     /* [3cap] shape_A, shape_B, pair_index */
+  mbt_vec3* prev_impulse;            /* [cap] γ in W */
+};
+
+void mbt__sim_contact_destroy(struct mbt__sim_contact* c) {
+  if (!c) return;
+  mbt__detection_destroy(c->det);
+  free(c->M);
+  free(c->J);
+  free(c->Y);
+  free(c->W);
+  free(c->Jp);
+  free(c->vc_star);
+  free(c->vc);
+  free(c->gamma);
+  free(c->b_n);
+  free(c->R_n);
+  free(c->mu_s);
+  free(c->mu_d);
+  free(c->sliding);
+  free(c->basis);
+  free(c->results);
+  free(c->F_Bo_W);
+  free(c->prev_key);
+  free(c->prev_impulse);
+  free(c);
+}
+
+static void* zalloc(size_t n, size_t size, bool* failed) {
+  void* p = calloc(n ? n : 1, size);
+  if (!p) *failed = true;
+  return p;
+}
+
+static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, int nv) {
+  struct mbt__sim_contact* c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  bool failed = false;
+  c->det = mbt__detection_create(model);
+  if (!c->det) {
+    free(c);
+    return NULL;
+  }
+  const size_t cap = (size_t)c->det->capacity, n = (size_t)nv;
+  c->nv = nv;
+  c->capacity = c->det->capacity;
+  c->num_bodies = model->tree->num_bodies;
+  c->opt.max_iterations = 100;
+  c->opt.tolerance = 1e-6;
+  c->M = zalloc(n * n, sizeof(mbt_real), &failed);
+  c->J = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
+  c->Y = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
+  c->W = zalloc(9 * cap * cap, sizeof(mbt_real), &failed);
+  c->Jp = zalloc(6 * n, sizeof(mbt_real), &failed);
+  c->vc_star = zalloc(3 * cap, sizeof(mbt_real), &failed);
+  c->vc = zalloc(3 * cap, sizeof(mbt_real), &failed);
+  c->gamma = zalloc(3 * cap, sizeof(mbt_real), &failed);
+  c->b_n = zalloc(cap, sizeof(mbt_real), &failed);
+  c->R_n = zalloc(cap, sizeof(mbt_real), &failed);
+  c->mu_s = zalloc(cap, sizeof(mbt_real), &failed);
+  c->mu_d = zalloc(cap, sizeof(mbt_real), &failed);
+  c->sliding = zalloc(cap, sizeof(bool), &failed);
+  c->basis = zalloc(3 * cap, sizeof(mbt_vec3), &failed);
+  c->results = zalloc(cap, sizeof(mbt_contact_result), &failed);
+  c->F_Bo_W = zalloc((size_t)c->num_bodies, sizeof(mbt_spatial_force), &failed);
+  c->prev_key = zalloc(3 * cap, sizeof(int), &failed);
+  c->prev_impulse = zalloc(cap, sizeof(mbt_vec3), &failed);
+  if (failed) {
+    mbt__sim_contact_destroy(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* ---- the contact Jacobian ----------------------------------------------------------------- */
+/* t1 ⟂ n from the world axis least aligned with n; t2 = n × t1. */
+static void contact_basis(mbt_vec3 n, mbt_vec3* b) {
+  int k = 0;
+  for (int i = 1; i < 3; ++i)
+    if (mbt_abs(n.v[i]) < mbt_abs(n.v[k])) k = i;
+  mbt_vec3 e = mbt_vec3_zero();
+  e.v[k] = 1;
+  mbt_vec3 t1 = mbt_vec3_axpy(e, -n.v[k], n);
+  t1 = mbt_vec3_scale(t1, 1 / mbt_vec3_norm(t1));
+  b[0] = n;
+  b[1] = t1;
+  b[2] = mbt_vec3_cross(n, t1);
+}
+
+/* J_rows (3 × nv) += sign·[b0; b1; b2]ᵀ·J_v,BC: the translational Jacobian of body B's point
+ * at p_WC projected on the contact basis. The world contributes nothing. */
+static int add_point_jacobian(mbt_simulator* sim, struct mbt__sim_contact* c, int body, mbt_vec3 p_WC,
+                              const mbt_vec3* b, mbt_real sign, mbt_real* J_rows) {
+  const mbt_tree* tree = sim->tree;
+  if (body == 0) return MBT_OK;
+  mbt_transform X_WB;
+  int st = mbt_context_body_pose_in_world(tree, sim->work, body, &X_WB);
+  if (st) return st;
+  const mbt_vec3 p_BoC_B = mbt_mat3_tmul_vec(&X_WB.R, mbt_vec3_sub(p_WC, X_WB.p));
+  st = mbt_calc_jacobian_spatial_velocity(tree, sim->work, tree->bodies[body].body_frame, p_BoC_B, c->Jp);
+  if (st) return st;
+  const int nv = c->nv;
+  const mbt_real* Jv = c->Jp + 3 * nv; /* rows 3..5: translational velocity of the point */
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < nv; ++k)
+      J_rows[r * nv + k] +=
+          sign * (b[r].v[0] * Jv[k] + b[r].v[1] * Jv[nv + k] + b[r].v[2] * Jv[2 * nv + k]);
+  return MBT_OK;
+}
+
+/* J, Y = M⁻¹·Jᵀ (by rows), W = J·Y, v_c* = J·v*, and the normal law's b_n and R_n. */
+static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h) {
+  const int nv = c->nv, n3 = 3 * nc;
+  memset(c->J, 0, sizeof(mbt_real) * (size_t)(n3 * nv));
+  for (int i = 0; i < nc; ++i) {
+    const mbt__contact* ct = &c->det->contacts[i];
+    mbt_vec3* b = &c->basis[3 * i];
+    contact_basis(ct->r.nhat_BA_W, b);
+    int st = add_point_jacobian(sim, c, ct->r.body_A, ct->r.p_WC, b, 1, c->J + 3 * i * nv);
+    if (!st) st = add_point_jacobian(sim, c, ct->r.body_B, ct->r.p_WC, b, -1, c->J + 3 * i * nv);
+    if (st) return st;
+    /* γ_n = h·k·(φ − h·v_n⁺ − τ_d·v_n⁺) = (b_n − v_n⁺)/R_n (contact_solver.c). */
+    c->R_n[i] = 1 / (h * ct->k * (h + ct->tau_d));
+    c->b_n[i] = ct->r.depth / (h + ct->tau_d);
+    c->mu_s[i] = ct->mu_s;
+    c->mu_d[i] = ct->mu_d;
+  }
+  for (int r = 0; r < n3; ++r) {
+    mbt_real* y = c->Y + r * nv;
+    memcpy(y, c->J + r * nv, sizeof(mbt_real) * (size_t)nv);
+    mbt_cholesky_solve(c->M, nv, y);
+    mbt_real s = 0;
+    for (int k = 0; k < nv; ++k) s += c->J[r * nv + k] * v_star[k];
+    c->vc_star[r] = s;
+  }
+  for (int r = 0; r < n3; ++r)
+    for (int q = r; q < n3; ++q) {
+      mbt_real s = 0;
+      for (int k = 0; k < nv; ++k) s += c->J[r * nv + k] * c->Y[q * nv + k];
+      c->W[r * n3 + q] = c->W[q * n3 + r] = s;
+    }
+  return MBT_OK;
+}
+
+/* Results of the step: forces (γ/h), velocities after it, per-body totals. Speculative points
+ * (a gap at the start of the step) are reported only if they pushed. */
+static void record_results(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, mbt_real h) {
+  memset(c->F_Bo_W, 0, sizeof(mbt_spatial_force) * (size_t)c->num_bodies);
+  int count = 0;
+  for (int i = 0; i < nc; ++i) {
+    if (!(c->det->contacts[i].r.depth > 0) && !(c->gamma[3 * i] > 0)) continue;
+    mbt_contact_result* r = &c->results[count++];
+    *r = c->det->contacts[i].r;
+    const mbt_vec3* b = &c->basis[3 * i];
+    const mbt_real* g = c->gamma + 3 * i;
+    const mbt_real* u = c->vc + 3 * i;
+    r->fn = g[0] / h;
+    r->f_BA_W = mbt_vec3_scale(mbt_vec3_axpy(mbt_vec3_axpy(mbt_vec3_scale(b[0], g[0]), g[1], b[1]), g[2], b[2]), 1 / h);
+    r->vn = u[0];
+    r->v_slip_W = mbt_vec3_axpy(mbt_vec3_scale(b[1], u[1]), u[2], b[2]);
+    const int body[2] = {r->body_A, r->body_B};
+    for (int s = 0; s < 2; ++s) {
+      mbt_transform X_WB;
+      if (mbt_context_body_pose_in_world(sim->tree, sim->work, body[s], &X_WB)) continue;
+      const mbt_vec3 f = s ? mbt_vec3_neg(r->f_BA_W) : r->f_BA_W;
+      mbt_spatial_force* F = &c->F_Bo_W[body[s]];
+      const mbt_vec3 tau = mbt_vec3_cross(mbt_vec3_sub(r->p_WC, X_WB.p), f);
+      F->tau = mbt_vec3_add(F->tau, tau);
+      F->f = mbt_vec3_add(F->f, f);
+    }
+  }
+  c->num_results = count;
+}
+
+/* Warm start: a point found at the last step (same shapes, same place in the pair's list)
+ * starts from its last impulse, re-expressed in the new contact basis; others from zero. */
+static void warm_start(struct mbt__sim_contact* c, int nc) {
+  for (int i = 0; i < nc; ++i) {
+    const mbt__contact* ct = &c->det->contacts[i];
+    mbt_real* g = c->gamma + 3 * i;
+    g[0] = g[1] = g[2] = 0;
+    for (int j = 0; j < c->num_prev; ++j) {
+      const int* key = c->prev_key + 3 * j;
+      if (key[0] != ct->r.shape_A || key[1] != ct->r.shape_B || key[2] != ct->pair_index) continue;
+      for (int r = 0; r < 3; ++r) g[r] = mbt_vec3_dot(c->basis[3 * i + r], c->prev_impulse[j]);
+      g[0] = mbt_max(g[0], 0);
+      break;
+    }
+  }
+}
+
+static void keep_for_warm_start(struct mbt__sim_contact* c, int nc) {
+  for (int i = 0; i < nc; ++i) {
+    const mbt__contact* ct = &c->det->contacts[i];
+    c->prev_key[3 * i] = ct->r.shape_A;
+    c->prev_key[3 * i + 1] = ct->r.shape_B;
+    c->prev_key[3 * i + 2] = ct->pair_index;
+    const mbt_vec3* b = &c->basis[3 * i];
+    const mbt_real* g = c->gamma + 3 * i;
+    c->prev_impulse[i] = mbt_vec3_axpy(mbt_vec3_axpy(mbt_vec3_scale(b[0], g[0]), g[1], b[1]), g[2], b[2]);
+  }
+  c->num_prev = nc;
+}
+
+/* v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*, with the contacts at the work context's q. */
+static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
+  struct mbt__sim_contact* c = sim->contact;
+  int st = mbt__detect_contacts(c->det, sim->work);
+  if (st) return mbt__sim_error(sim, st, "contact detection: %s", mbt_context_last_error(sim->work));
+  const int nc = c->det->num_contacts, nv = c->nv;
+  sim->stats.contact_points += nc;
+  sim->stats.contacts_dropped += c->det->dropped;
+  c->num_results = 0;
+  memset(c->F_Bo_W, 0, sizeof(mbt_spatial_force) * (size_t)c->num_bodies);
+  if (nc == 0) {
+    c->num_prev = 0;
+    return MBT_OK;
+  }
+  st = mbt_calc_mass_matrix(sim->tree, sim->work, c->M);
+  if (!st) st = mbt_cholesky_factor(c->M, nv);
+  if (!st) st = assemble(sim, c, nc, v, h);
+  if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
+  const mbt__contact_problem p = {nc, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
+  warm_start(c, nc);
+  const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt, c->gamma, c->vc);
+  sim->stats.contact_iterations += ss.iterations;
+  if (!ss.converged) ++sim->stats.contact_unconverged;
+  for (int r = 0; r < 3 * nc; ++r)
+    for (int k = 0; k < nv; ++k) v[k] += c->Y[r * nv + k] * c->gamma[r];
+  record_results(sim, c, nc, h);
+  keep_for_warm_start(c, nc);
+  return MBT_OK;
+}
+
+int mbt__step_time_stepping(mbt_simulator* sim, mbt_real t, mbt_real h) {
+  const int nq = sim->nq, nv = sim->nv;
+  int st = mbt__sim_eval(sim, t, sim->x, sim->k[0]);
+  if (st) return st;
+  mbt_real* v = sim->xn + nq;
+  for (int i = 0; i < nv; ++i) v[i] = sim->x[nq + i] + h * sim->k[0][nq + i];
+  if (sim->contact) {
+    st = apply_contact(sim, v, h);
+    if (st) return st;
+  }
+  /* q⁺ = q + h·N(q)·v⁺: the work context still holds q. */
+  st = mbt_map_velocity_to_qdot(sim->tree, sim->work, v, sim->k[1]);
+  if (st) return mbt__sim_error(sim, st, "t = %g: %s", mbt_value(t), mbt_context_last_error(sim->work));
+  for (int i = 0; i < nq; ++i) sim->xn[i] = sim->x[i] + h * sim->k[1][i];
+  return MBT_OK;
+}
+
+/* ---- public API ---------------------------------------------------------------------------- */
+int mbt_simulator_set_contact_model(mbt_simulator* sim, const mbt_contact_model* model) {
+  if (!sim) return MBT_ERR_INVALID_ARGUMENT;
+  if (!model) {
+    mbt__sim_contact_destroy(sim->contact);
+    sim->contact = NULL;
+    return MBT_OK;
+  }
+  if (mbt_contact_model_tree(model) != sim->tree)
+    return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
+                          "mbt_simulator_set_contact_model: the contact model belongs to another tree");
+  if (sim->opt.integrator != MBT_INTEGRATOR_TIME_STEPPING)
+    return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
+                          "mbt_simulator_set_contact_model: contact needs the 'time_stepping' integrator "
+                          "('%s' assumes a smooth state derivative; see docs/contact.md)",
+                          mbt_integrator_name(sim->opt.integrator));
+  struct mbt__sim_contact* c = contact_create(model, sim->nv);
+  if (!c) return mbt__sim_error(sim, MBT_ERR_NO_MEMORY, "mbt_simulator_set_contact_model: out of memory");
+  if (sim->contact) c->opt = sim->contact->opt;
+  mbt__sim_contact_destroy(sim->contact);
+  sim->contact = c;
+  return MBT_OK;
+}
+
+int mbt_simulator_num_contacts(const mbt_simulator* sim) {
+  return sim && sim->contact ? sim->contact->num_results : 0;
+}
+
+const mbt_contact_result* mbt_simulator_contact_results(const mbt_simulator* sim) {
+  return sim && sim->contact ? sim->contact->results : NULL;
+}
+
+int mbt_simulator_contact_body_forces(const mbt_simulator* sim, mbt_spatial_force* F_Bo_W, int num_bodies) {
+  if (!sim || !F_Bo_W) return MBT_ERR_INVALID_ARGUMENT;
+  if (num_bodies != sim->tree->num_bodies) return MBT_ERR_SIZE;
+  if (!sim->contact) {
+    memset(F_Bo_W, 0, sizeof(mbt_spatial_force) * (size_t)num_bodies);
+    return MBT_OK;
+  }
+  memcpy(F_Bo_W, sim->contact->F_Bo_W, sizeof(mbt_spatial_force) * (size_t)num_bodies);
+  return MBT_OK;
+}
+
+int mbt_simulator_set_contact_solver(mbt_simulator* sim, int max_iterations, mbt_real tolerance) {
+  if (!sim) return MBT_ERR_INVALID_ARGUMENT;
+  if (max_iterations < 1 || !(mbt_isfinite(tolerance) && mbt_lt(0, tolerance)))
+    return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
+                          "mbt_simulator_set_contact_solver: max_iterations must be >= 1 and tolerance finite "
+                          "and > 0 (got %d, %g); unchanged", max_iterations, mbt_value(tolerance));
+  if (!sim->contact)
+    return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
+                          "mbt_simulator_set_contact_solver: no contact model (mbt_simulator_set_contact_model)");
+  sim->contact->opt.max_iterations = max_iterations;
+  sim->contact->opt.tolerance = tolerance;
+  return MBT_OK;
+}

@@ -1,0 +1,394 @@
+/* test_batch.c: mbt/batch.h. Batched inverse dynamics, mass matrix, forward dynamics and
+ * forward kinematics equal N single calls bit for bit at 1, 2 and 4 threads (UR5, Solo12 on
+ * its floating base, the branched tree of every joint type with damping and springs); the
+ * batch's parameters are those of the context given; a failing state is reported by index
+ * while the others are computed; batched calls do not touch the heap; rollouts with their own
+ * initial states, damping and PD controllers equal single simulations bit for bit whatever
+ * the thread count, and stop cleanly when asked. */
+#include "support/test_util.h"
+
+TU_DEFINE_HEAP_COUNTER();
+
+enum { kStates = 37 };
+static const int kThreadCounts[] = {1, 2, 4};
+
+typedef struct {
+  int nq, nv, nx, nb;
+  mbt_real* x;       /* [kStates][nx] */
+  mbt_real* q;       /* [kStates][nq] */
+  mbt_real* a;       /* [kStates][nv]: v̇ for ID, tau for FD */
+} states;
+
+static states make_states(const mbt_tree* tree, mbt_context* ctx) {
+  states s;
+  s.nq = mbt_tree_num_positions(tree);
+  s.nv = mbt_tree_num_velocities(tree);
+  s.nx = s.nq + s.nv;
+  s.nb = mbt_tree_num_bodies(tree);
+  s.x = malloc(sizeof(mbt_real) * (size_t)(kStates * s.nx));
+  s.q = malloc(sizeof(mbt_real) * (size_t)(kStates * (s.nq ? s.nq : 1)));
+  s.a = malloc(sizeof(mbt_real) * (size_t)(kStates * (s.nv ? s.nv : 1)));
+  assert_true(s.x && s.q && s.a);
+  for (int k = 0; k < kStates; ++k) {
+    tu_rand_state(tree, ctx);
+    assert_int_equal(mbt_context_get_x(ctx, s.x + k * s.nx, s.nx), MBT_OK);
+    memcpy(s.q + k * s.nq, s.x + k * s.nx, sizeof(mbt_real) * (size_t)s.nq);
+    tu_rand_array(s.a + k * s.nv, s.nv, 2);
+  }
+  return s;
+}
+
+static void free_states(states* s) {
+  free(s->x);
+  free(s->q);
+  free(s->a);
+}
+
+/* The four single calls for state k in ctx: tau (nv), M (nv²), vdot (nv), X_WB by node (nb). */
+static void single_calls(const mbt_tree* tree, mbt_context* ctx, const states* s, int k, mbt_real* tau,
+                         mbt_real* M, mbt_real* vdot, mbt_transform* X) {
+  assert_int_equal(mbt_context_set_x(ctx, s->x + k * s->nx, s->nx), MBT_OK);
+  assert_int_equal(mbt_calc_inverse_dynamics_with_gravity(tree, ctx, s->a + k * s->nv, tau), MBT_OK);
+  assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
+  assert_int_equal(mbt_calc_forward_dynamics(tree, ctx, s->a + k * s->nv, NULL, vdot), MBT_OK);
+  assert_int_equal(mbt_calc_forward_kinematics(tree, ctx), MBT_OK);
+  for (int body = 0; body < s->nb; ++body)
+    assert_int_equal(mbt_context_body_pose_in_world(tree, ctx, body, &X[mbt_tree_body_node(tree, body)]), MBT_OK);
+}
+
+/* Batched results of one batch against the single calls in `params` (a context holding the
+ * parameters the batch was given). */
+static void check_batch_equals_single(const mbt_tree* tree, mbt_batch* b, mbt_context* params, const states* s) {
+  const size_t nv = (size_t)s->nv, nb = (size_t)s->nb;
+  mbt_real* tau = calloc(kStates * nv + 1, sizeof(mbt_real));
+  mbt_real* M = calloc(kStates * nv * nv + 1, sizeof(mbt_real));
+  mbt_real* vdot = calloc(kStates * nv + 1, sizeof(mbt_real));
+  mbt_transform* X = calloc(kStates * nb, sizeof(mbt_transform));
+  mbt_real* tau1 = calloc(nv + 1, sizeof(mbt_real));
+  mbt_real* M1 = calloc(nv * nv + 1, sizeof(mbt_real));
+  mbt_real* vdot1 = calloc(nv + 1, sizeof(mbt_real));
+  mbt_transform* X1 = calloc(nb, sizeof(mbt_transform));
+  int status[kStates];
+  assert_true(tau && M && vdot && X && tau1 && M1 && vdot1 && X1);
+  assert_int_equal(mbt_batch_calc_inverse_dynamics(b, kStates, s->x, s->a, tau, status), MBT_OK);
+  assert_int_equal(mbt_batch_calc_mass_matrix(b, kStates, s->q, M, NULL), MBT_OK);
+  assert_int_equal(mbt_batch_calc_forward_dynamics(b, kStates, s->x, s->a, vdot, NULL), MBT_OK);
+  assert_int_equal(mbt_batch_calc_forward_kinematics(b, kStates, s->q, X, NULL), MBT_OK);
+  mbt_context* ctx = mbt_context_clone(params);
+  assert_non_null(ctx);
+  for (int k = 0; k < kStates; ++k) {
+    assert_int_equal(status[k], MBT_OK);
+    single_calls(tree, ctx, s, k, tau1, M1, vdot1, X1);
+    assert_memory_equal(tau + k * nv, tau1, sizeof(mbt_real) * nv);
+    assert_memory_equal(M + k * nv * nv, M1, sizeof(mbt_real) * nv * nv);
+    assert_memory_equal(vdot + k * nv, vdot1, sizeof(mbt_real) * nv);
+    assert_memory_equal(X + k * nb, X1, sizeof(mbt_transform) * nb);
+  }
+  mbt_context_destroy(ctx);
+  free(tau); free(M); free(vdot); free(X);
+  free(tau1); free(M1); free(vdot1); free(X1);
+}
+
+static void check_tree(mbt_tree* tree) {
+  mbt_context* ctx = mbt_context_create(tree);
+  assert_non_null(ctx);
+  states s = make_states(tree, ctx);
+  mbt_tree_set_default_context(tree, ctx);
+  for (size_t t = 0; t < sizeof kThreadCounts / sizeof kThreadCounts[0]; ++t) {
+    mbt_batch* b = mbt_batch_create(tree, kThreadCounts[t]);
+    assert_non_null(b);
+    assert_int_equal(mbt_batch_num_threads(b), kThreadCounts[t]);
+    check_batch_equals_single(tree, b, ctx, &s);
+    mbt_batch_destroy(b);
+  }
+  free_states(&s);
+  mbt_context_destroy(ctx);
+}
+
+static void test_models_bit_identical(void** st) {
+  (void)st;
+  const char* names[] = {"ur5", "solo12"};
+  for (int m = 0; m < 2; ++m) {
+    mbt_tree* tree = tu_load_model(names[m]);
+    check_tree(tree);
+    mbt_tree_destroy(tree);
+  }
+}
+
+static void test_joint_tree_bit_identical(void** st) {
+  (void)st;
+  mbt_tree* tree = tu_make_joint_tree();
+  assert_non_null(tree);
+  check_tree(tree);
+  mbt_tree_destroy(tree);
+}
+
+/* Damping set in a context reaches every thread through mbt_batch_set_parameters. */
+static void test_parameters_from_context(void** st) {
+  (void)st;
+  mbt_tree* tree = tu_make_joint_tree();
+  assert_non_null(tree);
+  mbt_context* ctx = mbt_context_create(tree);
+  assert_non_null(ctx);
+  states s = make_states(tree, ctx);
+  mbt_tree_set_default_context(tree, ctx);
+  const int j = mbt_tree_joint_by_name(tree, "j2");
+  assert_true(j >= 0);
+  const mbt_real c = 7.5;
+  assert_int_equal(mbt_joint_set_damping_vector(ctx, j, &c, 1), MBT_OK);
+  mbt_batch* b = mbt_batch_create(tree, 2);
+  assert_non_null(b);
+  assert_int_equal(mbt_batch_set_parameters(b, ctx), MBT_OK);
+  check_batch_equals_single(tree, b, ctx, &s);
+  /* The default context's damping differs: the same batch must no longer match it. */
+  mbt_context* other = mbt_context_create(tree);
+  mbt_tree* tree2 = tu_make_joint_tree();
+  mbt_context* foreign = mbt_context_create(tree2);
+  assert_int_equal(mbt_batch_set_parameters(b, foreign), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "another tree");
+  mbt_real vd_b[64], vd_1[64];
+  assert_int_equal(mbt_batch_calc_forward_dynamics(b, 1, s.x, NULL, vd_b, NULL), MBT_OK);
+  assert_int_equal(mbt_context_set_x(other, s.x, s.nx), MBT_OK);
+  assert_int_equal(mbt_calc_forward_dynamics(tree, other, NULL, NULL, vd_1), MBT_OK);
+  assert_true(tu_max_abs_diff(vd_b, vd_1, s.nv) > 1e-9);
+  mbt_context_destroy(foreign);
+  mbt_tree_destroy(tree2);
+  mbt_context_destroy(other);
+  mbt_batch_destroy(b);
+  free_states(&s);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+/* A massless body b on a revolute joint about z carrying a point mass c on a prismatic joint
+ * along x: with the slider at x = 0 the mass sits on the revolute axis, which then moves
+ * nothing, and forward dynamics is singular; anywhere else it is regular. */
+static mbt_tree* make_slider_on_rotor(void) {
+  mbt_tree* tree = mbt_tree_create();
+  const mbt_spatial_inertia Z = mbt_spatial_inertia_zero();
+  const mbt_spatial_inertia M = mbt_spatial_inertia_point_mass(1.0, mbt_vec3_make(0, 0, 0));
+  const int b = mbt_tree_add_rigid_body(tree, "b", &Z);
+  const int c = mbt_tree_add_rigid_body(tree, "c", &M);
+  const mbt_transform I = mbt_transform_identity();
+  assert_true(b > 0 && c > 0);
+  assert_true(mbt_tree_add_revolute_joint(tree, "r", 0, &I, b, &I, mbt_vec3_make(0, 0, 1), 0) >= 0);
+  assert_true(mbt_tree_add_prismatic_joint(tree, "s", b, &I, c, &I, mbt_vec3_make(1, 0, 0), 0) >= 0);
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  return tree;
+}
+
+/* A singular state fails alone: its status and its NaN row say so, the others are computed. */
+static void test_failing_state_reported(void** st) {
+  (void)st;
+  mbt_tree* tree = make_slider_on_rotor();
+  mbt_real x[kStates][4], vdot[kStates][2];
+  int status[kStates];
+  for (int k = 0; k < kStates; ++k) {
+    x[k][0] = 0.01 * k;
+    x[k][1] = k == 5 || k == 9 ? 0 : 0.02 * k + 0.1;
+    x[k][2] = 0.1;
+    x[k][3] = -0.2;
+  }
+  mbt_batch* b = mbt_batch_create(tree, 2);
+  assert_non_null(b);
+  const int rc = mbt_batch_calc_forward_dynamics(b, kStates, &x[0][0], NULL, &vdot[0][0], status);
+  assert_int_equal(rc, MBT_ERR_SINGULAR);
+  assert_contains(mbt_batch_last_error(b), "state 5: body 'b'");
+  for (int k = 0; k < kStates; ++k) {
+    const bool bad = k == 5 || k == 9;
+    assert_int_equal(status[k] != MBT_OK, bad);
+    for (int i = 0; i < 2; ++i) assert_int_equal(isnan(vdot[k][i]) != 0, bad);
+  }
+  assert_int_equal(mbt_batch_calc_forward_dynamics(b, -1, &x[0][0], NULL, &vdot[0][0], NULL),
+                   MBT_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mbt_batch_calc_mass_matrix(b, 3, NULL, &vdot[0][0], NULL), MBT_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mbt_batch_calc_inverse_dynamics(b, 0, NULL, NULL, NULL, NULL), MBT_OK);
+  mbt_batch_destroy(b);
+  mbt_tree_destroy(tree);
+}
+
+static void test_batched_calls_do_not_allocate(void** st) {
+  (void)st;
+  tu_require_heap_counter();
+  mbt_tree* tree = tu_load_model("ur5");
+  mbt_context* ctx = mbt_context_create(tree);
+  states s = make_states(tree, ctx);
+  mbt_batch* b = mbt_batch_create(tree, 2);
+  mbt_real* out = calloc((size_t)(kStates * s.nv * s.nv), sizeof(mbt_real));
+  mbt_transform* X = calloc((size_t)(kStates * s.nb), sizeof(mbt_transform));
+  assert_true(b && out && X);
+  tu_heap_count_begin();
+  int rc = mbt_batch_calc_inverse_dynamics(b, kStates, s.x, s.a, out, NULL);
+  rc |= mbt_batch_calc_mass_matrix(b, kStates, s.q, out, NULL);
+  rc |= mbt_batch_calc_forward_dynamics(b, kStates, s.x, s.a, out, NULL);
+  rc |= mbt_batch_calc_forward_kinematics(b, kStates, s.q, X, NULL);
+  const long calls = tu_heap_count_end();
+  assert_int_equal(rc, MBT_OK);
+  assert_int_equal(calls, 0);
+  free(out);
+  free(X);
+  mbt_batch_destroy(b);
+  free_states(&s);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+/* ---- rollouts ------------------------------------------------------------------------- */
+enum { kRollouts = 9, kSamples = 6 };
+
+typedef struct {
+  int nv;
+  mbt_real kp, kd;
+  mbt_real target[64];
+} pd_gains;
+
+static void pd_control(mbt_real t, const mbt_real* q, const mbt_real* v, mbt_real* tau, void* user) {
+  (void)t;
+  const pd_gains* g = user;
+  for (int i = 0; i < g->nv; ++i) tau[i] = g->kp * (g->target[i] - q[i]) - g->kd * v[i];
+}
+
+typedef struct {
+  mbt_context* initial[kRollouts];
+  pd_gains gains[kRollouts];
+  int nx;
+} rollout_inputs;
+
+static void make_rollout_inputs(const mbt_tree* tree, rollout_inputs* in) {
+  in->nx = mbt_tree_num_states(tree);
+  const int nv = mbt_tree_num_velocities(tree);
+  for (int k = 0; k < kRollouts; ++k) {
+    in->initial[k] = mbt_context_create(tree);
+    assert_non_null(in->initial[k]);
+    tu_rand_state(tree, in->initial[k]);
+    mbt_real c = 0.1 * k;
+    assert_int_equal(mbt_joint_set_damping_vector(in->initial[k], mbt_tree_joint_by_name(tree, "j2"), &c, 1), MBT_OK);
+    in->gains[k].nv = nv;
+    in->gains[k].kp = 20 + 10 * k;
+    in->gains[k].kd = 2 + k;
+    tu_rand_array(in->gains[k].target, nv, 1);
+  }
+}
+
+static void fill_rollouts(rollout_inputs* in, mbt_rollout* r, mbt_real* traj, mbt_real* xf) {
+  memset(r, 0, sizeof(mbt_rollout) * kRollouts);
+  for (int k = 0; k < kRollouts; ++k) {
+    r[k].initial = in->initial[k];
+    r[k].t_final = 0.2;
+    r[k].control = pd_control;
+    r[k].control_data = &in->gains[k];
+    r[k].num_samples = kSamples;
+    r[k].trajectory = traj + (size_t)k * kSamples * (size_t)(1 + in->nx);
+    r[k].x_final = xf + (size_t)k * (size_t)in->nx;
+  }
+}
+
+/* The same rollout by hand: one simulator advancing to each sample time. */
+static void single_rollout(const mbt_tree* tree, rollout_inputs* in, int k, mbt_real* traj) {
+  mbt_simulator* sim = mbt_simulator_create(tree, in->initial[k], NULL);
+  assert_non_null(sim);
+  mbt_simulator_set_control(sim, pd_control, &in->gains[k]);
+  for (int i = 0; i < kSamples; ++i) {
+    if (i > 0) assert_int_equal(mbt_simulator_advance_to(sim, i == kSamples - 1 ? 0.2 : 0.2 * i / (kSamples - 1)),
+                                MBT_OK);
+    mbt_real* row = traj + (size_t)i * (size_t)(1 + in->nx);
+    row[0] = mbt_context_time(mbt_simulator_context(sim));
+    mbt_context_get_x(mbt_simulator_context(sim), row + 1, in->nx);
+  }
+  mbt_simulator_destroy(sim);
+}
+
+static void test_rollouts_bit_identical(void** st) {
+  (void)st;
+  mbt_tree* tree = tu_make_joint_tree();
+  assert_non_null(tree);
+  rollout_inputs in;
+  make_rollout_inputs(tree, &in);
+  const size_t per = (size_t)kSamples * (size_t)(1 + in.nx);
+  mbt_real* single = calloc(per * kRollouts, sizeof(mbt_real));
+  mbt_real* traj = calloc(per * kRollouts, sizeof(mbt_real));
+  mbt_real* xf = calloc((size_t)(kRollouts * in.nx), sizeof(mbt_real));
+  mbt_rollout r[kRollouts];
+  for (int k = 0; k < kRollouts; ++k) single_rollout(tree, &in, k, single + (size_t)k * per);
+  for (size_t t = 0; t < sizeof kThreadCounts / sizeof kThreadCounts[0]; ++t) {
+    mbt_batch* b = mbt_batch_create(tree, kThreadCounts[t]);
+    fill_rollouts(&in, r, traj, xf);
+    memset(traj, 0, sizeof(mbt_real) * per * kRollouts);
+    assert_int_equal(mbt_batch_rollouts(b, NULL, r, kRollouts, NULL, NULL), MBT_OK);
+    assert_memory_equal(traj, single, sizeof(mbt_real) * per * kRollouts);
+    for (int k = 0; k < kRollouts; ++k) {
+      assert_int_equal(r[k].status, MBT_OK);
+      assert_true(r[k].stats.steps_taken > 0);
+      assert_memory_equal(r[k].x_final, single + (size_t)k * per + (kSamples - 1) * (size_t)(1 + in.nx) + 1,
+                          sizeof(mbt_real) * (size_t)in.nx);
+    }
+    mbt_batch_destroy(b);
+  }
+  /* Rollouts differ from each other (the inputs reach them). */
+  assert_true(tu_max_abs_diff(xf, xf + in.nx, in.nx) > 1e-6);
+  for (int k = 0; k < kRollouts; ++k) mbt_context_destroy(in.initial[k]);
+  free(single);
+  free(traj);
+  free(xf);
+  mbt_tree_destroy(tree);
+}
+
+static bool stop_after_two(int index, const mbt_rollout* r, void* user) {
+  (void)index;
+  (void)r;
+  int* count = user;
+  return ++*count < 2;
+}
+
+static void test_rollouts_stop_and_errors(void** st) {
+  (void)st;
+  mbt_tree* tree = tu_make_joint_tree();
+  assert_non_null(tree);
+  rollout_inputs in;
+  make_rollout_inputs(tree, &in);
+  mbt_real* traj = calloc((size_t)kSamples * (size_t)(1 + in.nx) * kRollouts, sizeof(mbt_real));
+  mbt_real* xf = calloc((size_t)(kRollouts * in.nx), sizeof(mbt_real));
+  mbt_rollout r[kRollouts];
+  mbt_batch* b = mbt_batch_create(tree, 1);
+  fill_rollouts(&in, r, traj, xf);
+  int count = 0;
+  assert_int_equal(mbt_batch_rollouts(b, NULL, r, kRollouts, stop_after_two, &count), MBT_ERR_INTERRUPTED);
+  assert_int_equal(count, 2);
+  assert_int_equal(r[0].status, MBT_OK);
+  assert_int_equal(r[1].status, MBT_OK);
+  for (int k = 2; k < kRollouts; ++k) {
+    assert_int_equal(r[k].status, MBT_ERR_INTERRUPTED);
+    assert_contains(r[k].error, "not started");
+  }
+  assert_contains(mbt_batch_last_error(b), "rollout 2: not started");
+  /* Bad arguments: nothing runs. */
+  fill_rollouts(&in, r, traj, xf);
+  r[3].t_final = -1;
+  assert_int_equal(mbt_batch_rollouts(b, NULL, r, kRollouts, NULL, NULL), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "rollout 3");
+  fill_rollouts(&in, r, traj, xf);
+  r[4].num_samples = 1;
+  assert_int_equal(mbt_batch_rollouts(b, NULL, r, kRollouts, NULL, NULL), MBT_ERR_INVALID_ARGUMENT);
+  fill_rollouts(&in, r, traj, xf);
+  mbt_simulator_options bad = mbt_simulator_default_options();
+  bad.dt = -1;
+  assert_int_equal(mbt_batch_rollouts(b, &bad, r, kRollouts, NULL, NULL), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "dt");
+  for (int k = 0; k < kRollouts; ++k) assert_int_equal(r[k].status, MBT_OK); /* untouched */
+  mbt_batch_destroy(b);
+  for (int k = 0; k < kRollouts; ++k) mbt_context_destroy(in.initial[k]);
+  free(traj);
+  free(xf);
+  mbt_tree_destroy(tree);
+}
+
+int main(void) {
+  tu_seed(16);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_models_bit_identical),      cmocka_unit_test(test_joint_tree_bit_identical),
+      cmocka_unit_test(test_parameters_from_context),   cmocka_unit_test(test_failing_state_reported),
+      cmocka_unit_test(test_batched_calls_do_not_allocate), cmocka_unit_test(test_rollouts_bit_identical),
+      cmocka_unit_test(test_rollouts_stop_and_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

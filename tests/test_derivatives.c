@@ -1,0 +1,560 @@
+/* Derivatives of the dynamics (mbt/derivatives.h):
+ *   - ∂tau/∂q, ∂tau/∂v of inverse dynamics (gravity, damping, revolute springs, tau_app) against
+ *     Richardson-extrapolated central differences of mbt_calc_inverse_dynamics with the force
+ *     elements applied, on every shipped model with a fixed and a floating base, on the branched
+ *     tree with every mobilizer type, and on a tree built here with all eight mobilizer types;
+ *     tau and M of the same call against mbt_calc_inverse_dynamics and mbt_calc_mass_matrix;
+ *   - ∂v̇/∂(q, v, tau) against central differences of mbt_calc_forward_dynamics, also with a
+ *     locked joint; ∂tau_g/∂q against mbt_calc_gravity_generalized_forces;
+ *   - exact identities: M·M⁻¹ = I, ∂v̇/∂(q,v) = −M⁻¹·∂tau/∂(q,v) at v̇ = FD, ∂tau/∂v = 0 at v = 0
+ *     without damping, ∂tau/∂v linear in v, the step Jacobians are the identity at h = 0;
+ *   - q ⊕ dv: d/dε (q ⊕ ε·e_k) = N(q)·e_k, (q ⊕ dv) ⊖ q = dv; the step Jacobians against
+ *     central differences of the step;
+ *   - J̇ of every frame's Jacobian against central differences along the motion, and J̇·v = the
+ *     bias acceleration;
+ *   - errors (workspace of another tree, NULL outputs, a linear spring) leave outputs unchanged;
+ *   - no heap allocation in the Calc functions. */
+#include "support/test_util.h"
+
+TU_DEFINE_HEAP_COUNTER();
+
+typedef struct {
+  mbt_tree* tree;
+  mbt_context* ctx;
+  mbt_derivatives_workspace* ws;
+  mbt_multibody_forces* forces;
+  int nq, nv;
+  mbt_real q[TU_NMAX], v[TU_NMAX], vdot[TU_NMAX], tau[TU_NMAX];
+} fx;
+
+static fx* fx_create(mbt_tree* tree) {
+  assert_non_null(tree);
+  fx* f = calloc(1, sizeof *f);
+  f->tree = tree;
+  f->ctx = mbt_context_create(tree);
+  f->ws = mbt_derivatives_workspace_create(tree);
+  f->forces = mbt_multibody_forces_create(tree);
+  assert_true(f->ctx && f->ws && f->forces);
+  f->nq = mbt_tree_num_positions(tree);
+  f->nv = mbt_tree_num_velocities(tree);
+  assert_true(f->nq <= TU_NMAX && f->nv <= TU_NMAX);
+  return f;
+}
+static void fx_destroy(fx* f) {
+  mbt_multibody_forces_destroy(f->forces);
+  mbt_derivatives_workspace_destroy(f->ws);
+  mbt_context_destroy(f->ctx);
+  mbt_tree_destroy(f->tree);
+  free(f);
+}
+/* A random state, v̇ and tau_app; random damping on every joint. */
+static void fx_randomize(fx* f) {
+  tu_rand_state(f->tree, f->ctx);
+  memcpy(f->q, mbt_context_q(f->ctx), sizeof(mbt_real) * (size_t)f->nq);
+  memcpy(f->v, mbt_context_v(f->ctx), sizeof(mbt_real) * (size_t)f->nv);
+  tu_rand_array(f->vdot, f->nv, 2.0);
+  tu_rand_array(f->tau, f->nv, 3.0);
+  for (int j = 0; j < mbt_tree_num_joints(f->tree); ++j) {
+    mbt_real d[6];
+    const int n = mbt_joint_num_velocities(f->tree, j);
+    for (int k = 0; k < n; ++k) d[k] = 0.5 * (1 + tu_rand());
+    if (n > 0) assert_int_equal(mbt_joint_set_damping_vector(f->ctx, j, d, n), MBT_OK);
+  }
+}
+static void fx_set(fx* f, const mbt_real* q, const mbt_real* v) {
+  assert_int_equal(mbt_context_set_q(f->ctx, q, f->nq), MBT_OK);
+  assert_int_equal(mbt_context_set_v(f->ctx, v, f->nv), MBT_OK);
+}
+
+/* ---- reference functions: f(q, v, tau) → nv values ------------------------------------ */
+typedef void (*state_fn)(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* out);
+
+/* tau_ID = M·v̇ + C·v − tau_app − tau_forces − Σ J_WBᵀ·F_forces (gravity, damping, springs). */
+static void ref_id(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* out) {
+  fx_set(f, q, v);
+  assert_int_equal(mbt_calc_force_elements_contribution(f->tree, f->ctx, f->forces), MBT_OK);
+  for (int k = 0; k < f->nv; ++k) f->forces->tau[k] += tau[k];
+  assert_int_equal(mbt_calc_inverse_dynamics(f->tree, f->ctx, f->vdot, f->forces->F_BBo_W, f->forces->tau, NULL,
+                                             NULL, out), MBT_OK);
+}
+static void ref_fd(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* out) {
+  fx_set(f, q, v);
+  assert_int_equal(mbt_calc_forward_dynamics(f->tree, f->ctx, tau, NULL, out), MBT_OK);
+}
+static void ref_g(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* out) {
+  (void)tau;
+  fx_set(f, q, v);
+  assert_int_equal(mbt_calc_gravity_generalized_forces(f->tree, f->ctx, out), MBT_OK);
+}
+
+enum { WRT_Q, WRT_V, WRT_TAU };
+/* Column k of ∂fn/∂x at (f->q, f->v, f->tau) by central differences D(h) along e_k (q ⊕ h·e_k
+ * for q), Richardson-extrapolated: (4·D(h/2) − D(h))/3, truncation O(h⁴). */
+static void numeric_jacobian(fx* f, state_fn fn, int wrt, mbt_real* J) {
+  const int nv = f->nv;
+  mbt_real q[TU_NMAX], v[TU_NMAX], t[TU_NMAX], e[TU_NMAX], a[TU_NMAX], b[TU_NMAX], D[2][TU_NMAX];
+  const double h0 = 1e-3;
+  for (int k = 0; k < nv; ++k) {
+    for (int s = 0; s < 2; ++s) {
+      const double h = s ? h0 / 2 : h0;
+      for (int sign = -1; sign <= 1; sign += 2) {
+        memcpy(q, f->q, sizeof q), memcpy(v, f->v, sizeof v), memcpy(t, f->tau, sizeof t);
+        memset(e, 0, sizeof e);
+        e[k] = sign * h;
+        if (wrt == WRT_Q) assert_int_equal(mbt_integrate_configuration(f->tree, f->q, e, q), MBT_OK);
+        if (wrt == WRT_V) v[k] += e[k];
+        if (wrt == WRT_TAU) t[k] += e[k];
+        fn(f, q, v, t, sign < 0 ? a : b);
+      }
+      for (int i = 0; i < nv; ++i) D[s][i] = (b[i] - a[i]) / (2 * h);
+    }
+    for (int i = 0; i < nv; ++i) J[i * nv + k] = (4 * D[1][i] - D[0][i]) / 3;
+  }
+  fx_set(f, f->q, f->v);
+}
+
+/* |A − B| <= tol·max(1, |B|) entry by entry. */
+static void assert_matrix_near(const mbt_real* A, const mbt_real* B, int nv, double tol, const char* what,
+                               const char* model) {
+  for (int i = 0; i < nv * nv; ++i)
+    if (!(fabs(A[i] - B[i]) <= tol * fmax(1, fabs(B[i]))))
+      fail_msg("%s: %s[%d][%d] = %.12g, expected %.12g", model, what, i / nv, i % nv, A[i], B[i]);
+}
+
+/* ---- the trees ------------------------------------------------------------------------- */
+/* All eight mobilizer types from the joint builders, damping on every joint, a revolute spring:
+ *   world → A (quaternion floating) → B (ball_rpy) → C (universal) → D (planar) → E (screw)
+ *           → F (prismatic) → G (weld) → H (revolute);  world → I (revolute) → J (planar). */
+static mbt_tree* make_all_mobilizers_tree(void) {
+  mbt_tree* tree = mbt_tree_create();
+  assert_non_null(tree);
+  const char* names[] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J"};
+  const int parents[] = {-1, 0, 1, 2, 3, 4, 5, 6, -1, 8};
+  int body[10];
+  for (int i = 0; i < 10; ++i) {
+    const mbt_spatial_inertia M = tu_rand_inertia();
+    body[i] = mbt_tree_add_rigid_body(tree, names[i], &M);
+    assert_true(body[i] > 0);
+    const int P = parents[i] < 0 ? 0 : body[parents[i]];
+    const mbt_transform X_PF = tu_rand_transform(0.5), X_BM = tu_rand_transform(0.5);
+    const mbt_vec3 axis = tu_rand_unit();
+    const mbt_real d[6] = {0.3, 0.2, 0.1, 0.4, 0.5, 0.6};
+    char jn[8];
+    snprintf(jn, sizeof jn, "j%s", names[i]);
+    int j;
+    switch (i) {
+      case 0: j = mbt_tree_add_quaternion_floating_joint(tree, jn, P, &X_PF, body[i], &X_BM, d); break;
+      case 1: j = mbt_tree_add_ball_rpy_joint(tree, jn, P, &X_PF, body[i], &X_BM, d); break;
+      case 2: j = mbt_tree_add_universal_joint(tree, jn, P, &X_PF, body[i], &X_BM, d); break;
+      case 3: case 9: j = mbt_tree_add_planar_joint(tree, jn, P, &X_PF, body[i], &X_BM, d); break;
+      case 4: j = mbt_tree_add_screw_joint(tree, jn, P, &X_PF, body[i], &X_BM, axis, 0.2, 0.1); break;
+      case 5: j = mbt_tree_add_prismatic_joint(tree, jn, P, &X_PF, body[i], &X_BM, axis, 0.2); break;
+      case 6: j = mbt_tree_add_weld_joint(tree, jn, P, &X_PF, body[i], &X_BM); break;
+      default: j = mbt_tree_add_revolute_joint(tree, jn, P, &X_PF, body[i], &X_BM, axis, 0.3); break;
+    }
+    if (j < 0) fail_msg("joint %s: %s", jn, mbt_tree_last_error(tree));
+  }
+  assert_true(mbt_tree_add_revolute_spring(tree, "torsion", mbt_tree_joint_by_name(tree, "jH"), 0.2, 3.0) >= 0);
+  if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+  return tree;
+}
+
+static mbt_tree* load_model(const char* name, int flags) {
+  mbt_urdf_result r;
+  tu_load_urdf(name, flags, &r);
+  mbt_tree* tree = r.tree;
+  r.tree = NULL;
+  mbt_urdf_result_free(&r);
+  return tree;
+}
+
+/* Calls check(f, name) on every test tree at random states. */
+static void for_each_tree(void (*check)(fx* f, const char* name)) {
+  tu_seed(11);
+  for (int m = 0; m < TU_NUM_MODELS; ++m)
+    for (int floating = 0; floating < 2; ++floating) {
+      const int flags = tu_model_flags(tu_models[m]) | (floating ? MBT_URDF_FLOATING : 0);
+      if (!floating && flags) continue;  /* solo12 has only a floating base */
+      char name[64], path[512];
+      snprintf(name, sizeof name, "%s%s", tu_models[m], floating ? " (floating)" : "");
+      if (floating && !tu_model_flags(tu_models[m])) {  /* a model hanging from a "world" link cannot float */
+        mbt_urdf_result r;
+        tu_model_path(path, sizeof path, tu_models[m]);
+        const int st = mbt_urdf_load_file(path, flags, &r);
+        mbt_urdf_result_free(&r);
+        if (st != MBT_OK) continue;
+      }
+      fx* f = fx_create(load_model(tu_models[m], flags));
+      check(f, name);
+      fx_destroy(f);
+    }
+  fx* f = fx_create(tu_make_branched_tree());
+  check(f, "branched tree");
+  fx_destroy(f);
+  f = fx_create(make_all_mobilizers_tree());
+  check(f, "all-mobilizers tree");
+  fx_destroy(f);
+}
+
+/* ---- inverse dynamics ------------------------------------------------------------------ */
+static void check_id(fx* f, const char* name) {
+  const int nv = f->nv;
+  const size_t nn = (size_t)nv * (size_t)nv + 1;
+  mbt_real *dq = calloc(nn, sizeof *dq), *dv = calloc(nn, sizeof *dv), *M = calloc(nn, sizeof *M);
+  mbt_real *Jq = calloc(nn, sizeof *Jq), *Jv = calloc(nn, sizeof *Jv), *Mref = calloc(nn, sizeof *Mref);
+  mbt_real tau[TU_NMAX], tref[TU_NMAX];
+  for (int trial = 0; trial < 2; ++trial) {
+    fx_randomize(f);
+    assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, f->tau, tau, dq, dv, M),
+                     MBT_OK);
+    ref_id(f, f->q, f->v, f->tau, tref);
+    for (int k = 0; k < nv; ++k) tu_assert_rel(tau[k], tref[k], fabs(tref[k]), 1e-10, name);
+    assert_int_equal(mbt_calc_mass_matrix(f->tree, f->ctx, Mref), MBT_OK);
+    assert_matrix_near(M, Mref, nv, 1e-10, "M", name);
+    numeric_jacobian(f, ref_id, WRT_Q, Jq);
+    numeric_jacobian(f, ref_id, WRT_V, Jv);
+    assert_matrix_near(dq, Jq, nv, 1e-6, "dtau_dq", name);
+    assert_matrix_near(dv, Jv, nv, 1e-6, "dtau_dv", name);
+  }
+  free(dq), free(dv), free(M), free(Jq), free(Jv), free(Mref);
+}
+static void test_id_derivatives(void** state) {
+  (void)state;
+  for_each_tree(check_id);
+}
+
+/* ∂tau/∂v = 0 at v = 0 without damping; ∂tau/∂v − D is linear in v (C(q, v)·v is quadratic). */
+static void check_dv_identities(fx* f, const char* name) {
+  const int nv = f->nv;
+  const size_t nn = (size_t)nv * (size_t)nv + 1;
+  mbt_real *dq = calloc(nn, sizeof *dq), *d1 = calloc(nn, sizeof *d1), *d2 = calloc(nn, sizeof *d2);
+  mbt_real v0[TU_NMAX] = {0}, v2[TU_NMAX];
+  fx_randomize(f);
+  for (int j = 0; j < mbt_tree_num_joints(f->tree); ++j) {
+    const mbt_real zero[6] = {0};
+    const int n = mbt_joint_num_velocities(f->tree, j);
+    if (n > 0) assert_int_equal(mbt_joint_set_damping_vector(f->ctx, j, zero, n), MBT_OK);
+  }
+  fx_set(f, f->q, v0);
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, NULL, NULL, dq, d1, NULL),
+                   MBT_OK);
+  for (int i = 0; i < nv * nv; ++i)
+    if (d1[i] != 0) fail_msg("%s: dtau_dv[%d][%d] = %g at v = 0", name, i / nv, i % nv, d1[i]);
+  fx_set(f, f->q, f->v);
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, NULL, NULL, dq, d1, NULL),
+                   MBT_OK);
+  for (int k = 0; k < nv; ++k) v2[k] = 2 * f->v[k];
+  fx_set(f, f->q, v2);
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, NULL, NULL, NULL, dq, d2, NULL),
+                   MBT_OK);
+  double scale = 0;
+  for (int i = 0; i < nv * nv; ++i) scale = fmax(scale, fabs(d2[i]));
+  for (int i = 0; i < nv * nv; ++i) tu_assert_rel(d2[i], 2 * d1[i], scale, 1e-11, name);
+  free(dq), free(d1), free(d2);
+}
+static void test_dv_identities(void** state) {
+  (void)state;
+  for_each_tree(check_dv_identities);
+}
+
+/* ---- forward dynamics ------------------------------------------------------------------ */
+static void check_fd(fx* f, const char* name) {
+  const int nv = f->nv;
+  const size_t nn = (size_t)nv * (size_t)nv + 1;
+  mbt_real *dq = calloc(nn, sizeof *dq), *dv = calloc(nn, sizeof *dv), *Mi = calloc(nn, sizeof *Mi);
+  mbt_real *Jq = calloc(nn, sizeof *Jq), *Jv = calloc(nn, sizeof *Jv), *Jt = calloc(nn, sizeof *Jt);
+  mbt_real *M = calloc(nn, sizeof *M), *tq = calloc(nn, sizeof *tq), *tv = calloc(nn, sizeof *tv);
+  mbt_real vd[TU_NMAX], vref[TU_NMAX];
+  fx_randomize(f);
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, vd, dq, dv, Mi), MBT_OK);
+  ref_fd(f, f->q, f->v, f->tau, vref);
+  for (int k = 0; k < nv; ++k) tu_assert_rel(vd[k], vref[k], fabs(vref[k]), 1e-12, name);
+  numeric_jacobian(f, ref_fd, WRT_Q, Jq);
+  numeric_jacobian(f, ref_fd, WRT_V, Jv);
+  numeric_jacobian(f, ref_fd, WRT_TAU, Jt);
+  assert_matrix_near(dq, Jq, nv, 1e-6, "dvdot_dq", name);
+  assert_matrix_near(dv, Jv, nv, 1e-6, "dvdot_dv", name);
+  assert_matrix_near(Mi, Jt, nv, 1e-6, "dvdot_dtau", name);
+  /* Exact identities: M·M⁻¹ = I; ∂v̇/∂(q, v) = −M⁻¹·∂tau/∂(q, v) at v̇ = FD. */
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, vd, f->tau, NULL, tq, tv, M), MBT_OK);
+  double sq = 0, sv = 0;
+  for (int i = 0; i < nv * nv; ++i) sq = fmax(sq, fabs(dq[i])), sv = fmax(sv, fabs(dv[i]));
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j) {
+      double mm = 0, pq = 0, pv = 0;
+      for (int k = 0; k < nv; ++k) {
+        mm += M[i * nv + k] * Mi[k * nv + j];
+        pq -= Mi[i * nv + k] * tq[k * nv + j];
+        pv -= Mi[i * nv + k] * tv[k * nv + j];
+      }
+      tu_assert_rel(mm, i == j, 1, 1e-11, name);
+      tu_assert_rel(dq[i * nv + j], pq, sq, 1e-11, name);
+      tu_assert_rel(dv[i * nv + j], pv, sv, 1e-11, name);
+    }
+  /* M⁻¹ on its own. */
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, M), MBT_OK);
+  assert_matrix_near(M, Mi, nv, 1e-12, "Minv", name);
+  free(dq), free(dv), free(Mi), free(Jq), free(Jv), free(Jt), free(M), free(tq), free(tv);
+}
+static void test_fd_derivatives(void** state) {
+  (void)state;
+  for_each_tree(check_fd);
+}
+
+/* A locked universal joint: v̇ and M⁻¹ rows of its velocities are zero, the rest matches
+ * central differences of forward dynamics (q in every direction, v and tau in the free ones). */
+static void test_fd_derivatives_locked(void** state) {
+  (void)state;
+  tu_seed(5);
+  fx* f = fx_create(make_all_mobilizers_tree());
+  const int nv = f->nv, jC = mbt_tree_joint_by_name(f->tree, "jC"), c0 = mbt_joint_velocity_start(f->tree, jC);
+  const size_t nn = (size_t)nv * (size_t)nv;
+  mbt_real *dq = calloc(nn, sizeof *dq), *dv = calloc(nn, sizeof *dv), *Mi = calloc(nn, sizeof *Mi);
+  mbt_real *Jq = calloc(nn, sizeof *Jq), *Jv = calloc(nn, sizeof *Jv), *Jt = calloc(nn, sizeof *Jt);
+  fx_randomize(f);
+  assert_int_equal(mbt_joint_lock(f->ctx, jC), MBT_OK);
+  memcpy(f->v, mbt_context_v(f->ctx), sizeof(mbt_real) * (size_t)nv);
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, NULL, dq, dv, Mi), MBT_OK);
+  numeric_jacobian(f, ref_fd, WRT_Q, Jq);
+  numeric_jacobian(f, ref_fd, WRT_V, Jv);
+  numeric_jacobian(f, ref_fd, WRT_TAU, Jt);
+  assert_matrix_near(dq, Jq, nv, 1e-6, "dvdot_dq", "locked");
+  for (int i = 0; i < nv; ++i)
+    for (int k = 0; k < nv; ++k) {
+      const bool locked = k == c0 || k == c0 + 1;
+      if (locked) {
+        assert_true(Mi[i * nv + k] == 0 && Mi[k * nv + i] == 0 && dq[k * nv + i] == 0 && dv[k * nv + i] == 0);
+        continue;
+      }
+      tu_assert_rel(dv[i * nv + k], Jv[i * nv + k], fabs(Jv[i * nv + k]), 1e-6, "dvdot_dv locked");
+      tu_assert_rel(Mi[i * nv + k], Jt[i * nv + k], fabs(Jt[i * nv + k]), 1e-6, "Minv locked");
+    }
+  free(dq), free(dv), free(Mi), free(Jq), free(Jv), free(Jt);
+  fx_destroy(f);
+}
+
+/* ---- gravity --------------------------------------------------------------------------- */
+static void check_gravity(fx* f, const char* name) {
+  const int nv = f->nv;
+  const size_t nn = (size_t)nv * (size_t)nv + 1;
+  mbt_real *dg = calloc(nn, sizeof *dg), *J = calloc(nn, sizeof *J);
+  fx_randomize(f);
+  assert_int_equal(mbt_calc_gravity_generalized_forces_derivatives(f->tree, f->ctx, f->ws, dg), MBT_OK);
+  numeric_jacobian(f, ref_g, WRT_Q, J);
+  assert_matrix_near(dg, J, nv, 1e-6, "dtau_g_dq", name);
+  free(dg), free(J);
+}
+static void test_gravity_derivatives(void** state) {
+  (void)state;
+  for_each_tree(check_gravity);
+}
+
+/* ---- q ⊕ dv and the semi-implicit Euler step ------------------------------------------ */
+/* d/dε (q ⊕ ε·e_k) = N(q)·e_k (mbt_map_velocity_to_qdot); (q ⊕ dv) ⊖ q = dv. */
+static void check_integrate(fx* f, const char* name) {
+  const int nq = f->nq, nv = f->nv;
+  mbt_real e[TU_NMAX], qa[TU_NMAX], qb[TU_NMAX], qdot[TU_NMAX], d[TU_NMAX];
+  fx_randomize(f);
+  const double h = 1e-5;
+  for (int k = 0; k < nv; ++k) {
+    memset(e, 0, sizeof e);
+    e[k] = h;
+    assert_int_equal(mbt_integrate_configuration(f->tree, f->q, e, qb), MBT_OK);
+    e[k] = -h;
+    assert_int_equal(mbt_integrate_configuration(f->tree, f->q, e, qa), MBT_OK);
+    e[k] = 1;
+    assert_int_equal(mbt_map_velocity_to_qdot(f->tree, f->ctx, e, qdot), MBT_OK);
+    for (int i = 0; i < nq; ++i) tu_assert_rel((qb[i] - qa[i]) / (2 * h), qdot[i], 1, 1e-8, name);
+  }
+  tu_rand_array(d, nv, 0.8);
+  assert_int_equal(mbt_integrate_configuration(f->tree, f->q, d, qb), MBT_OK);
+  assert_int_equal(mbt_difference_configuration(f->tree, f->q, qb, e), MBT_OK);
+  for (int k = 0; k < nv; ++k) tu_assert_rel(e[k], d[k], 1, 1e-12, name);
+}
+static void test_integrate_configuration(void** state) {
+  (void)state;
+  for_each_tree(check_integrate);
+}
+
+#define STEP_H 0.01
+static mbt_real g_step_q0[TU_NMAX];
+/* Reference step from forward dynamics and q ⊕: v⁺ = v + h·FD, q⁺ = q ⊕ h·v⁺. */
+static void ref_step(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* qn, mbt_real* vn) {
+  mbt_real vd[TU_NMAX], hv[TU_NMAX];
+  ref_fd(f, q, v, tau, vd);
+  for (int k = 0; k < f->nv; ++k) vn[k] = v[k] + STEP_H * vd[k], hv[k] = STEP_H * vn[k];
+  assert_int_equal(mbt_integrate_configuration(f->tree, q, hv, qn), MBT_OK);
+}
+static void ref_step_q(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* out) {
+  mbt_real qn[TU_NMAX], vn[TU_NMAX];
+  ref_step(f, q, v, tau, qn, vn);
+  assert_int_equal(mbt_difference_configuration(f->tree, g_step_q0, qn, out), MBT_OK);
+}
+static void ref_step_v(fx* f, const mbt_real* q, const mbt_real* v, const mbt_real* tau, mbt_real* out) {
+  mbt_real qn[TU_NMAX];
+  ref_step(f, q, v, tau, qn, out);
+}
+static void check_step(fx* f, const char* name) {
+  const int nv = f->nv, nq = f->nq;
+  const size_t nn = (size_t)nv * (size_t)nv + 1;
+  mbt_real* J[6];
+  mbt_real* R = calloc(nn, sizeof *R);
+  for (int i = 0; i < 6; ++i) J[i] = calloc(nn, sizeof *J[i]);
+  mbt_real qn[TU_NMAX], vn[TU_NMAX], qr[TU_NMAX], vr[TU_NMAX];
+  fx_randomize(f);
+  /* h = 0: dq_dq = dv_dv = I, the others 0. */
+  assert_int_equal(mbt_calc_semi_implicit_euler_step_derivatives(f->tree, f->ctx, f->ws, 0, f->tau, qn, vn, J[0],
+                                                                 J[1], J[2], J[3], J[4], J[5]), MBT_OK);
+  for (int m = 0; m < 6; ++m)
+    for (int i = 0; i < nv * nv; ++i) {
+      const bool diag = i / nv == i % nv;
+      if (J[m][i] != ((m == 0 || m == 4) && diag ? 1 : 0)) fail_msg("%s: h = 0: Jacobian %d entry %d = %g", name, m, i, J[m][i]);
+    }
+  assert_int_equal(mbt_calc_semi_implicit_euler_step_derivatives(f->tree, f->ctx, f->ws, STEP_H, f->tau, qn, vn, J[0],
+                                                                 J[1], J[2], J[3], J[4], J[5]), MBT_OK);
+  ref_step(f, f->q, f->v, f->tau, qr, vr);
+  for (int i = 0; i < nq; ++i) tu_assert_rel(qn[i], qr[i], 1, 1e-13, name);
+  for (int i = 0; i < nv; ++i) tu_assert_rel(vn[i], vr[i], fabs(vr[i]), 1e-13, name);
+  memcpy(g_step_q0, qr, sizeof g_step_q0);
+  const char* what[6] = {"dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau"};
+  for (int m = 0; m < 6; ++m) {
+    numeric_jacobian(f, m < 3 ? ref_step_q : ref_step_v, m % 3, R);
+    assert_matrix_near(J[m], R, nv, 1e-6, what[m], name);
+  }
+  for (int i = 0; i < 6; ++i) free(J[i]);
+  free(R);
+}
+static void test_step_derivatives(void** state) {
+  (void)state;
+  for_each_tree(check_step);
+}
+
+/* ---- bias acceleration and J̇ ---------------------------------------------------------- */
+/* J_WFp at q ⊕ t·v (v fixed). */
+static void jacobian_along(fx* f, int frame, mbt_vec3 p, double t, mbt_real* J) {
+  mbt_real q[TU_NMAX], d[TU_NMAX];
+  for (int k = 0; k < f->nv; ++k) d[k] = t * f->v[k];
+  assert_int_equal(mbt_integrate_configuration(f->tree, f->q, d, q), MBT_OK);
+  fx_set(f, q, f->v);
+  assert_int_equal(mbt_calc_jacobian_spatial_velocity(f->tree, f->ctx, frame, p, J), MBT_OK);
+}
+/* For every frame and a random point on it: J̇ against central differences of J along the
+ * motion (Richardson-extrapolated), J̇·v = the bias acceleration (1e-11), the translational
+ * form its lower half. */
+static void check_bias(fx* f, const char* name) {
+  const int nv = f->nv, n6 = 6 * nv;
+  mbt_real *Jd = calloc((size_t)n6 + 1, sizeof *Jd), *R = calloc((size_t)n6 + 1, sizeof *R);
+  mbt_real *Jp = calloc((size_t)n6 + 1, sizeof *Jp), *Jm = calloc((size_t)n6 + 1, sizeof *Jm);
+  fx_randomize(f);
+  for (int frame = 0; frame < mbt_tree_num_frames(f->tree); ++frame) {
+    const mbt_vec3 p = tu_rand_vec3(0.5);
+    fx_set(f, f->q, f->v);
+    mbt_spatial_acceleration A;
+    mbt_vec3 a;
+    assert_int_equal(mbt_calc_jacobian_spatial_velocity_time_derivative(f->tree, f->ctx, f->ws, frame, p, Jd), MBT_OK);
+    assert_int_equal(mbt_calc_bias_spatial_acceleration(f->tree, f->ctx, f->ws, frame, p, &A), MBT_OK);
+    assert_int_equal(mbt_calc_bias_translational_acceleration(f->tree, f->ctx, f->ws, frame, p, &a), MBT_OK);
+    for (int r = 0; r < 6; ++r) {
+      double jv = 0, scale = 1;
+      for (int k = 0; k < nv; ++k) jv += Jd[r * nv + k] * f->v[k], scale = fmax(scale, fabs(Jd[r * nv + k] * f->v[k]));
+      tu_assert_rel(A.coeffs[r], jv, scale, 1e-11, name);
+      if (r >= 3) tu_assert_rel(a.v[r - 3], A.coeffs[r], 0, 0, name);
+    }
+    const double h = 1e-3;
+    for (int s = 0; s < 2; ++s) {
+      const double e = s ? h / 2 : h;
+      jacobian_along(f, frame, p, e, Jp);
+      jacobian_along(f, frame, p, -e, Jm);
+      for (int i = 0; i < n6; ++i) {
+        const double D = (Jp[i] - Jm[i]) / (2 * e);
+        R[i] = s ? (4 * D - R[i]) / 3 : D;
+      }
+    }
+    for (int i = 0; i < n6; ++i)
+      if (!(fabs(Jd[i] - R[i]) <= 1e-6 * fmax(1, fabs(R[i]))))
+        fail_msg("%s: frame %d: Jdot[%d][%d] = %.12g, expected %.12g", name, frame, i / nv, i % nv, Jd[i], R[i]);
+  }
+  fx_set(f, f->q, f->v);
+  free(Jd), free(R), free(Jp), free(Jm);
+}
+static void test_bias_acceleration(void** state) {
+  (void)state;
+  for_each_tree(check_bias);
+}
+
+/* ---- errors and allocation ------------------------------------------------------------- */
+static void test_errors(void** state) {
+  (void)state;
+  tu_seed(3);
+  fx* f = fx_create(make_all_mobilizers_tree());
+  mbt_tree* other = tu_make_joint_tree();  /* has linear spring-dampers and a user force */
+  assert_non_null(other);
+  mbt_context* octx = mbt_context_create(other);
+  mbt_derivatives_workspace* ows = mbt_derivatives_workspace_create(other);
+  const int nv = f->nv, onv = mbt_tree_num_velocities(other);
+  mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(nv > onv ? nv * nv : onv * onv));
+  mbt_real* B = malloc(sizeof(mbt_real) * (size_t)(nv > onv ? nv * nv : onv * onv));
+  for (int i = 0; i < nv * nv; ++i) A[i] = B[i] = 42;
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, ows, NULL, NULL, NULL, A, B, NULL),
+                   MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_context_last_error(f->ctx), "workspace is of another tree");
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, NULL, NULL, NULL, A, NULL, NULL),
+                   MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_context_last_error(f->ctx), "dtau_dq and dtau_dv are required");
+  for (int i = 0; i < nv * nv; ++i) assert_true(A[i] == 42 && B[i] == 42);
+  for (int i = 0; i < onv * onv; ++i) A[i] = 42;
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(other, octx, ows, NULL, NULL, A, B, NULL),
+                   MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_context_last_error(octx), "linear spring-damper");
+  for (int i = 0; i < onv * onv; ++i) assert_true(A[i] == 42);
+  assert_int_equal(mbt_calc_semi_implicit_euler_step_derivatives(f->tree, f->ctx, f->ws, NAN, NULL, NULL, NULL, A,
+                                                                 NULL, NULL, NULL, NULL, NULL), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_context_last_error(f->ctx), "not finite");
+  mbt_tree* unfinished = mbt_tree_create();
+  assert_null(mbt_derivatives_workspace_create(unfinished));
+  assert_contains(mbt_tree_last_error(unfinished), "not finalized");
+  mbt_tree_destroy(unfinished);
+  free(A), free(B);
+  mbt_derivatives_workspace_destroy(ows);
+  mbt_context_destroy(octx);
+  mbt_tree_destroy(other);
+  fx_destroy(f);
+}
+
+static void test_no_allocation(void** state) {
+  (void)state;
+  tu_require_heap_counter();
+  tu_seed(4);
+  fx* f = fx_create(make_all_mobilizers_tree());
+  const int nv = f->nv;
+  mbt_real* X[6];
+  for (int i = 0; i < 6; ++i) X[i] = calloc((size_t)nv * (size_t)nv, sizeof(mbt_real));
+  mbt_real qn[TU_NMAX], vn[TU_NMAX];
+  fx_randomize(f);
+  tu_heap_count_begin();
+  mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, f->tau, vn, X[0], X[1], X[2]);
+  mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, vn, X[0], X[1], X[2]);
+  mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, X[3]);
+  mbt_calc_gravity_generalized_forces_derivatives(f->tree, f->ctx, f->ws, X[3]);
+  mbt_integrate_configuration(f->tree, f->q, f->v, qn);
+  mbt_difference_configuration(f->tree, f->q, qn, vn);
+  mbt_calc_semi_implicit_euler_step_derivatives(f->tree, f->ctx, f->ws, 0.01, f->tau, qn, vn, X[0], X[1], X[2], X[3],
+                                                X[4], X[5]);
+  mbt_spatial_acceleration A;
+  mbt_calc_bias_spatial_acceleration(f->tree, f->ctx, f->ws, 3, mbt_vec3_make(0.1, 0.2, 0.3), &A);
+  mbt_calc_jacobian_spatial_velocity_time_derivative(f->tree, f->ctx, f->ws, 3, mbt_vec3_zero(), X[0]);
+  assert_int_equal(tu_heap_count_end(), 0);
+  for (int i = 0; i < 6; ++i) free(X[i]);
+  fx_destroy(f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_id_derivatives),          cmocka_unit_test(test_dv_identities),
+      cmocka_unit_test(test_fd_derivatives),          cmocka_unit_test(test_fd_derivatives_locked),
+      cmocka_unit_test(test_gravity_derivatives),     cmocka_unit_test(test_integrate_configuration),
+      cmocka_unit_test(test_step_derivatives),        cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_no_allocation),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
