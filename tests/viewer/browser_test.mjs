@@ -6,7 +6,7 @@
 // Usage: node browser_test.mjs SOURCE_DIR BUILD_DIR WORK_DIR; exit 77 (skipped) without Chromium.
 import { existsSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { mbt, check, finish } from './common.mjs';
+import { mbt, evalPoses, check, finish } from './common.mjs';
 
 const [src, build, work] = process.argv.slice(2);
 const CHROMIUM = process.env.MBT_CHROMIUM || '/usr/bin/chromium';
@@ -75,28 +75,70 @@ async function robotPixels(page) {
   return page.evaluate(DIFF, ['with', 'without']);
 }
 
+// In the page: for each point (canvas pixels), whether a pixel within r pixels of it differs
+// from the background (the canvas's top left pixel) in kept image `key`.
+const HITS = ({ points, key, r }) => {
+  const x = window.__shots[key];
+  const c = document.querySelector('#view canvas');
+  const differs = (i, j) => {
+    if (i < 0 || j < 0 || i >= c.width || j >= c.height) return false;
+    const k = 4 * (j * c.width + i);
+    return Math.abs(x[k] - x[0]) + Math.abs(x[k + 1] - x[1]) + Math.abs(x[k + 2] - x[2]) > 24;
+  };
+  return points.map(([u, v]) => {
+    for (let dj = -r; dj <= r; ++dj)
+      for (let di = -r; di <= r; ++di) if (differs(Math.round(u) + di, Math.round(v) + dj)) return true;
+    return false;
+  });
+};
+
+// The bodies are drawn where the library puts them: with only the body frames shown (on the
+// background colour), each body origin p_WB of `mbt eval` (C forward kinematics) at the page's
+// q, projected with the page's camera, falls on a drawn frame. The check can fail: the
+// origins at another q (every coordinate + 0.6) that moved on screen mostly fall on nothing.
+async function framesAtEvalPoses(page, name, model, flags) {
+  const { q, data } = await page.evaluate(() => ({ q: window.mbtViewer.state().q, data: window.mbtViewer.data }));
+  const nv = data.mobilizers.reduce((n, m) => n + (m.type === 'quaternion_floating' ? 6 : m.nq), 0);
+  const other = q.map((x, i) => (data.mobilizers.some((m) => m.type === 'quaternion_floating' &&
+                                   i >= m.q_start && i < m.q_start + 4) ? x : x + 0.6));
+  const [atQ, atOther] = evalPoses(build, work, model, flags, [q, other], nv, `${name}_onscreen`);
+  await page.evaluate(() => {
+    for (const n of ['visual', 'grid']) window.mbtViewer.setShow(n, false);
+    window.mbtViewer.setShow('frames', true);
+  });
+  await page.evaluate(GRAB, 'frames');
+  await page.evaluate(() => {
+    window.mbtViewer.setShow('frames', false);
+    for (const n of ['visual', 'grid']) window.mbtViewer.setShow(n, true);
+  });
+  const project = (poses) => page.evaluate(([names, P]) => names.map((n) => {
+    const [u, v] = window.mbtViewer.project(P[n].p_WB);
+    return [u * window.devicePixelRatio, v * window.devicePixelRatio];
+  }), [data.bodies.map((b) => b.name), poses]);
+  const here = await project(atQ), there = await project(atOther);
+  const hits = await page.evaluate(HITS, { points: here, key: 'frames', r: 2 });
+  const moved = there.map((p, i) => Math.hypot(p[0] - here[i][0], p[1] - here[i][1]) > 15);
+  const falseHits = (await page.evaluate(HITS, { points: there, key: 'frames', r: 2 }))
+    .filter((h, i) => h && moved[i]).length;
+  const missed = data.bodies.filter((b, i) => !hits[i]).map((b) => b.name);
+  const nMoved = moved.filter(Boolean).length;
+  console.log(`${name}: ${hits.length - missed.length} of ${hits.length} body origins of mbt eval fall on their ` +
+              `frames; at another q ${falseHits} of ${nMoved} moved origins do`);
+  check(missed.length === 0, `${name}: every body origin of mbt eval is on a drawn frame (missed: ${missed.join(' ')})`);
+  check(nMoved >= 3 && falseHits <= nMoved / 2, `${name}: origins at another q fall off the frames (${falseHits} of ${nMoved})`);
+}
+
 const MIN_ROBOT_PIXELS = 2000;  // of 960 × 640
 // Pose-editor pages are shown at a pose of the editor's (null: the default q).
 const UR5_Q = [0.4, -1.2, 1.6, -1.9, -1.57, 0];
 // solo12 on its floating base: [qw qx qy qz x y z], then the legs FL, FR, HL, HR (HAA, HFE, KFE).
 const SOLO_Q = [1, 0, 0, 0, 0, 0, 0.3, 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6];
-const pages = [['panda', `${work}/panda.html`, '#t=0.4', null], ['ur5', `${work}/ur5.html`, '', UR5_Q],
-               ['solo12', `${work}/solo12.html`, '', SOLO_Q]];
-for (const [name, file, fragment, q] of pages) {
-  const { page, errors, requests } = await open(file, fragment);
-  if (q) await page.evaluate((v) => { window.mbtViewer.setQ(v); window.mbtViewer.frame(); }, q);
-  const n = await robotPixels(page);
-  console.log(`${name}: ${n} pixels show the robot`);
-  check(n > MIN_ROBOT_PIXELS, `${name}: the robot is drawn (${n} pixels differ from the scene without it)`);
-  await page.screenshot({ path: `${work}/shots/${name}.png` });
-  check(errors.length === 0, `${name}: no console error (${errors.join(' | ')})`);
-  check(requests.length === 0, `${name}: no request beyond the page (${requests.join(' ')})`);
-  await page.close();
-}
-
-// Collision geometry, frames and centres of mass drawn: the pixels change.
-{
-  const { page, errors } = await open(`${work}/panda.html`, '#t=0.4');
+// The Panda trajectory page, further: #t opens paused there; collision geometry, frames and
+// centres of mass change the picture; two times differ where the robot moved, the same time
+// draws the same pixels; play resumes.
+async function trajectoryChecks(page) {
+  const s = await page.evaluate(() => window.mbtViewer.state());
+  check(!s.playing && Math.abs(s.t - 0.25) < 1e-9, `#t=0.25 opens paused at 0.25 s (playing ${s.playing}, t ${s.t})`);
   await page.evaluate(GRAB, 'plain');
   for (const name of ['collision', 'frames', 'com']) await page.evaluate((n) => window.mbtViewer.setShow(n, true), name);
   await page.evaluate(GRAB, 'all');
@@ -104,16 +146,10 @@ for (const [name, file, fragment, q] of pages) {
   check(n > 1000, `panda: collision geometry, frames and centres of mass change the picture (${n} pixels)`);
   await page.evaluate(() => window.mbtViewer.setShow('visual', false));
   await page.screenshot({ path: `${work}/shots/panda_collision.png` });
-  check(errors.length === 0, 'panda with collision geometry: no console error');
-  await page.close();
-}
-
-// The trajectory: #t opens paused there; two times differ where the robot moved; playing
-// advances the time.
-{
-  const { page, errors, requests } = await open(`${work}/panda.html`, '#t=0.25');
-  const s = await page.evaluate(() => window.mbtViewer.state());
-  check(!s.playing && Math.abs(s.t - 0.25) < 1e-9, `#t=0.25 opens paused at 0.25 s (playing ${s.playing}, t ${s.t})`);
+  await page.evaluate(() => {
+    for (const name of ['collision', 'frames', 'com']) window.mbtViewer.setShow(name, false);
+    window.mbtViewer.setShow('visual', true);
+  });
   await page.evaluate(() => { window.mbtViewer.setTime(0); });
   await page.evaluate(GRAB, 't0');
   await page.evaluate(() => { window.mbtViewer.setTime(1.5); });
@@ -130,7 +166,31 @@ for (const [name, file, fragment, q] of pages) {
   await page.waitForTimeout(600);
   const p = await page.evaluate(() => window.mbtViewer.state());
   check(p.playing && p.t > 0.5, `play resumes from 0.5 s (t ${p.t})`);
-  check(errors.length === 0 && requests.length === 0, 'panda trajectory: no console error, no request');
+}
+
+// Each page: opened, (the editor pages set to a pose), the robot drawn, a screenshot, its
+// frames where mbt eval puts the bodies, no console error and no request.
+const pages = [['panda', `${work}/panda.html`, '#t=0.25', null, `${src}/models/panda.urdf`, []],
+               ['ur5', `${work}/ur5.html`, '', UR5_Q, `${src}/models/ur5.urdf`, []],
+               ['solo12', `${work}/solo12.html`, '', SOLO_Q, `${src}/models/solo12.urdf`, ['--floating']]];
+for (const [name, file, fragment, q, model, flags] of pages) {
+  const { page, errors, requests } = await open(file, fragment);
+  if (q) {
+    await page.evaluate((v) => { window.mbtViewer.setQ(v); window.mbtViewer.frame(); }, q);
+    const shown = await page.evaluate(() => [...document.querySelectorAll('#editor input')].map((e) => Number(e.value)));
+    const want = q.length === shown.length ? q : [...q.slice(4, 7), 0, 0, 0, ...q.slice(7)];  // floating: x y z r p y
+    check(want.every((x, k) => Math.abs(x - shown[k]) < 1e-9), `${name}: the editor's sliders follow setQ (${shown})`);
+  } else {
+    await trajectoryChecks(page);
+    await page.evaluate(() => { window.mbtViewer.setTime(0.4); });
+  }
+  const n = await robotPixels(page);
+  console.log(`${name}: ${n} pixels show the robot`);
+  check(n > MIN_ROBOT_PIXELS, `${name}: the robot is drawn (${n} pixels differ from the scene without it)`);
+  await page.screenshot({ path: `${work}/shots/${name}.png` });
+  await framesAtEvalPoses(page, name, model, flags);
+  check(errors.length === 0, `${name}: no console error (${errors.join(' | ')})`);
+  check(requests.length === 0, `${name}: no request beyond the page (${requests.join(' ')})`);
   await page.close();
 }
 {

@@ -4,13 +4,14 @@
 //    joint type URDF has;
 //  - the trajectory's embedded X_WB at the q of its frames.
 // Usage: node fk_test.mjs SOURCE_DIR BUILD_DIR WORK_DIR
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { mbt, pageData, check, finish } from './common.mjs';
+import { mbt, pageData, evalPoses, check, finish } from './common.mjs';
 
 const [src, build, work] = process.argv.slice(2);
 mkdirSync(work, { recursive: true });
-const { forwardKinematics } = await import(pathToFileURL(`${src}/viewer/src/kinematics.js`));
+const { forwardKinematics, acrossMobilizer } = await import(pathToFileURL(`${src}/viewer/src/kinematics.js`));
+const { quaternionFromRpy, rpyFromQuaternion } = await import(pathToFileURL(`${src}/viewer/src/editor.js`));
 const TOL = 1e-12;
 
 // A seeded generator (xorshift32): the same states at every run.
@@ -32,12 +33,8 @@ function maxDiff(data, X_WB, evalBodies) {
   return worst;
 }
 
-function evalPoses(model, flags, qs, name) {
-  const states = `${work}/${name}_states.json`, out = `${work}/${name}_eval.json`;
-  const nv = qs.nv;
-  writeFileSync(states, JSON.stringify({ states: qs.map((q) => ({ q, v: new Array(nv).fill(0) })) }));
-  mbt(build, ['eval', model, '--states', states, '--out', out, ...flags]);
-  return JSON.parse(readFileSync(out, 'utf8')).states.map((s) => s.bodies);
+function evalAt(model, flags, qs, name) {
+  return evalPoses(build, work, model, flags, qs, qs.nv, name);
 }
 
 // Random q: angles and positions in [-2, 2]; quaternions of random, not unit, length.
@@ -76,7 +73,7 @@ for (const [name, model, flags] of models) {
   const qs = [data.q0];
   for (let k = 0; k < 20; ++k) qs.push(randomQ(data));
   qs.nv = data.mobilizers.reduce((n, m) => n + (m.type === 'quaternion_floating' ? 6 : m.nq), 0);
-  const evals = evalPoses(model, flags, qs, name);
+  const evals = evalAt(model, flags, qs, name);
   let worst = 0;
   qs.forEach((q, k) => { worst = Math.max(worst, maxDiff(data, forwardKinematics(data, q), evals[k])); });
   console.log(`${name}: pose editor vs mbt eval over ${qs.length} states: max |difference| = ${worst.toExponential(2)}`);
@@ -90,6 +87,24 @@ for (const [name, model, flags] of models) {
   }
 }
 
+// The editor's floating-joint sliders: roll, pitch, yaw to the quaternion and back; the
+// quaternion's rotation is Drake's RollPitchYaw Rz(y)·Ry(p)·Rx(r) (the space_xyz mobilizer's).
+{
+  let worstRpy = 0, worstR = 0;
+  for (let k = 0; k < 200; ++k) {
+    const rpy = [Math.PI * rand(), 0.45 * Math.PI * rand(), Math.PI * rand()];  // away from pitch ±π/2
+    const quat = quaternionFromRpy(...rpy);
+    const back = rpyFromQuaternion(...quat);
+    for (let i = 0; i < 3; ++i) worstRpy = Math.max(worstRpy, Math.abs(back[i] - rpy[i]));
+    const Rq = acrossMobilizer({ type: 'quaternion_floating' }, [...quat, 0, 0, 0]);
+    const Rs = acrossMobilizer({ type: 'space_xyz' }, rpy);
+    for (let i = 0; i < 9; ++i) worstR = Math.max(worstR, Math.abs(Rq[i] - Rs[i]));
+  }
+  console.log(`editor: rpy -> quaternion -> rpy max |difference| ${worstRpy.toExponential(2)}, ` +
+              `rotation vs Rz·Ry·Rx ${worstR.toExponential(2)}`);
+  check(worstRpy <= TOL && worstR <= TOL, `editor: roll-pitch-yaw sliders map to the quaternion (${worstRpy}, ${worstR})`);
+}
+
 // The trajectory: embedded X_WB of every frame = eval's at that frame's q.
 const csv = `${work}/pendulum_sim.csv`;
 mbt(build, ['simulate', `${src}/models/double_pendulum.urdf`, '--duration', '0.5', '--q0', '1,0.5', '--out', csv, '--no-plot']);
@@ -99,7 +114,7 @@ const td = pageData(tpage);
 check(td.trajectory && td.trajectory.t.length === 51, `trajectory: 51 frames (${td.trajectory && td.trajectory.t.length})`);
 const tq = td.trajectory.q;
 tq.nv = td.nq;
-const tev = evalPoses(`${src}/models/double_pendulum.urdf`, [], tq, 'traj');
+const tev = evalAt(`${src}/models/double_pendulum.urdf`, [], tq, 'traj');
 let tworst = 0;
 td.trajectory.X_WB.forEach((flat, k) => {
   const X = [];

@@ -60,18 +60,18 @@ export function buildEditor(container, data, onChange) {
   for (const j of data.joints) {
     const s = j.q_start;
     if (j.nq === 7) {  // quaternion floating: position and roll, pitch, yaw
-      const rpy = [0, 0, 0];
+      const rpy = rpyFromQuaternion(q[s], q[s + 1], q[s + 2], q[s + 3]);
       const setQuat = () => { q.splice(s, 4, ...quaternionFromRpy(rpy[0], rpy[1], rpy[2])); onChange(q.slice()); };
       const moves = ['x', 'y', 'z'].map((axis, k) =>
         slider(container, `${j.name}.${axis}`, q[s + 4 + k] - 1, q[s + 4 + k] + 1, q[s + 4 + k],
                (x) => { q[s + 4 + k] = x; onChange(q.slice()); }));
       const turns = ['roll', 'pitch', 'yaw'].map((angle, k) =>
-        slider(container, `${j.name}.${angle}`, -PI, PI, 0, (x) => { rpy[k] = x; setQuat(); }));
+        slider(container, `${j.name}.${angle}`, -PI, PI, rpy[k], (x) => { rpy[k] = x; setQuat(); }));
       setters.push((v) => {
         moves.forEach((move, k) => move(v[s + 4 + k]));
         rpyFromQuaternion(v[s], v[s + 1], v[s + 2], v[s + 3]).forEach((a, k) => { rpy[k] = a; turns[k](a); });
       });
-      q.splice(s, 4, ...quaternionFromRpy(0, 0, 0));
+      q.splice(s, 4, ...quaternionFromRpy(rpy[0], rpy[1], rpy[2]));  // the default, normalized
       continue;
     }
     const moves = [];
