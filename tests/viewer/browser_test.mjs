@@ -66,6 +66,17 @@ const DIFF = ([a, b]) => {
   return n;
 };
 
+// The pixels that differ between kept images a and b but lie outside the robot in both (the
+// robot in a: a differs from abare, the same scene without the visual geometry).
+const OUTSIDE = ([a, b, abare, bbare]) => {
+  const [x, y, xb, yb] = [a, b, abare, bbare].map((k) => window.__shots[k]);
+  const differ = (u, v, i) => Math.abs(u[i] - v[i]) > 8 || Math.abs(u[i + 1] - v[i + 1]) > 8 ||
+                              Math.abs(u[i + 2] - v[i + 2]) > 8;
+  let n = 0;
+  for (let i = 0; i < x.length; i += 4) if (differ(x, y, i) && !differ(x, xb, i) && !differ(y, yb, i)) ++n;
+  return n;
+};
+
 async function robotPixels(page) {
   await page.evaluate(() => window.mbtViewer.render());
   await page.evaluate(GRAB, 'with');
@@ -150,13 +161,18 @@ async function trajectoryChecks(page) {
     for (const name of ['collision', 'frames', 'com']) window.mbtViewer.setShow(name, false);
     window.mbtViewer.setShow('visual', true);
   });
-  await page.evaluate(() => { window.mbtViewer.setTime(0); });
-  await page.evaluate(GRAB, 't0');
-  await page.evaluate(() => { window.mbtViewer.setTime(1.5); });
-  await page.evaluate(GRAB, 't1');
+  for (const [t, key] of [[0, 't0'], [1.5, 't1']]) {
+    await page.evaluate((x) => { window.mbtViewer.setTime(x); }, t);
+    await page.evaluate(GRAB, key);
+    await page.evaluate(() => window.mbtViewer.setShow('visual', false));
+    await page.evaluate(GRAB, `${key}bare`);
+    await page.evaluate(() => window.mbtViewer.setShow('visual', true));
+  }
   const moved = await page.evaluate(DIFF, ['t0', 't1']);
-  console.log(`panda: ${moved} pixels differ between t = 0 and t = 1.5 s`);
+  const outside = await page.evaluate(OUTSIDE, ['t0', 't1', 't0bare', 't1bare']);
+  console.log(`panda: ${moved} pixels differ between t = 0 and t = 1.5 s, ${outside} of them outside the robot`);
   check(moved > 500, `panda: frames at t = 0 and 1.5 s differ (${moved} pixels)`);
+  check(outside <= moved / 100, `panda: they differ where the robot is at either time (${outside} pixels outside)`);
   await page.evaluate(() => { window.mbtViewer.setTime(0.5); });
   await page.evaluate(GRAB, 't2');
   await page.evaluate(() => { window.mbtViewer.setTime(0.5); });

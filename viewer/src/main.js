@@ -207,11 +207,13 @@ function applyShow() {
   for (const b of bodies) {
     b.parts.visual.visible = show.visual;
     b.parts.collision.visible = show.collision;
-    if (b.parts.frame) b.parts.frame.visible = show.frames || b.bare;
+    // A body without visual geometry stands in with its triad and link, drawn with the visuals.
+    if (b.parts.frame) b.parts.frame.visible = show.frames || (show.visual && b.bare);
     if (b.parts.com) b.parts.com.visible = show.com;
   }
   for (const name of Object.keys(show)) $(`show-${name}`).checked = show[name];
   grid.visible = show.grid;
+  links.visible = show.visual;
   requestRender();
 }
 for (const name of Object.keys(show)) {
