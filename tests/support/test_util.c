@@ -1,6 +1,8 @@
 /* test_util.c: the helpers shared by the unit tests (test_util.h). */
 #include "support/test_util.h"
 
+#include <stdatomic.h>
+
 /* ---- random numbers ------------------------------------------------------------------- */
 static uint64_t tu_rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -432,14 +434,16 @@ char* tu_read_file(const char* path, size_t* n) {
 }
 
 /* ---- counting heap calls ---------------------------------------------------------------- */
-static volatile int tu_counting = 0;
-static volatile long tu_count = 0;
+/* Atomic: the allocator hooks run on whichever thread allocates. */
+static atomic_int tu_counting = 0;
+static atomic_long tu_count = 0;
 
 void tu__heap_call(void) {
-  if (tu_counting) tu_count = tu_count + 1;
+  if (atomic_load_explicit(&tu_counting, memory_order_relaxed))
+    atomic_fetch_add_explicit(&tu_count, 1, memory_order_relaxed);
 }
 
-#ifdef TU_ASAN
+#ifdef TU_SANITIZER_MALLOC
 /* From the sanitizer runtime (sanitizer/allocator_interface.h, not always installed). */
 int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, size_t),
                                               void (*free_hook)(const volatile void*));
@@ -462,13 +466,13 @@ static void install_counter(void) {}
 
 void tu_heap_count_begin(void) {
   install_counter();
-  tu_count = 0;
-  tu_counting = 1;
+  atomic_store(&tu_count, 0);
+  atomic_store(&tu_counting, 1);
 }
 
 long tu_heap_count_end(void) {
-  tu_counting = 0;
-  return tu_count;
+  atomic_store(&tu_counting, 0);
+  return atomic_load(&tu_count);
 }
 
 /* Through volatile pointers, so that the calls are neither inlined nor elided and a replaced

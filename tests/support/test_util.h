@@ -182,19 +182,20 @@ char* tu_read_file(const char* path, size_t* n);
 
 /* ---- counting heap calls ---------------------------------------------------------------- */
 /* A test file that counts heap calls writes TU_DEFINE_HEAP_COUNTER(); once at file scope.
- * Outside AddressSanitizer it defines malloc, calloc, realloc and free in the executable,
- * counting and forwarding to glibc's __libc_* entry points; under AddressSanitizer, which owns
- * malloc, the counter uses the sanitizer's allocator hooks instead (installed by
- * tu_heap_count_begin and tu_require_heap_counter). Under valgrind, whose allocator replaces
- * malloc in the executable too, the counter sees nothing. */
-#if defined(__SANITIZE_ADDRESS__)
-#define TU_ASAN 1
+ * Outside the sanitizers it defines malloc, calloc, realloc and free in the executable,
+ * counting and forwarding to glibc's __libc_* entry points; under AddressSanitizer or
+ * ThreadSanitizer, whose runtime owns malloc (and calls it before main, through the
+ * executable's definition if there is one), the counter uses the sanitizer's allocator hooks
+ * instead (installed by tu_heap_count_begin and tu_require_heap_counter). Under valgrind, whose
+ * allocator replaces malloc in the executable too, the counter sees nothing. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TU_SANITIZER_MALLOC 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TU_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TU_SANITIZER_MALLOC 1
 #endif
 #endif
-#ifdef TU_ASAN
+#ifdef TU_SANITIZER_MALLOC
 #define TU_DEFINE_HEAP_COUNTER() extern int tu__heap_counter_defined
 #else
 extern void* __libc_malloc(size_t n);
