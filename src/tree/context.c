@@ -51,7 +51,8 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->vc.V_FM);
   free(ctx->ac.A_WB);
   free(ctx->aba.X_WM);
-  free(ctx->aba.I_Wo);
+  free(ctx->aba.p_WoRo);
+  free(ctx->aba.I_Ro);
   free(ctx->aba.Ic_trace);
   free(ctx->aba.P);
   free(ctx->aba.flags);
@@ -120,7 +121,8 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
   const size_t nl = (size_t)tree->num_local_nodes;
   ctx->aba.X_WM = alloc(nl, sizeof(mbt_transform), &failed);
-  ctx->aba.I_Wo = alloc(nl, sizeof(mbt_inertia_moments), &failed);
+  ctx->aba.p_WoRo = alloc(nl, sizeof(mbt_vec3), &failed);
+  ctx->aba.I_Ro = alloc(nl, sizeof(mbt_inertia_moments), &failed);
   ctx->aba.Ic_trace = alloc(nl, sizeof(mbt_real), &failed);
   ctx->aba.P = alloc(nl, sizeof(mbt_aba_inertia), &failed);
   ctx->aba.flags = alloc(nl, sizeof(unsigned char), &failed);
