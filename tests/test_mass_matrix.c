@@ -164,9 +164,10 @@ static void test_chain_and_star(void** s) {
   printf("worst relative |M_CRBA − M_ID|/max|M|: %.3g\n", g_worst_rel);
 }
 
-/* Above 128 velocities the upper triangle is mirrored from the lower one by tiles: a chain of
- * 150 (nv not a multiple of the 16-wide tiles) and a trunk of 70 with two limbs of 40 (branches:
- * zero blocks between the limbs) against the inverse-dynamics method, exactly symmetric. */
+/* Above 128 velocities the upper triangle of a dense M is mirrored from the lower one by tiles: a
+ * chain of 150 (nv not a multiple of the 16-wide tiles) and a trunk of 70 with two limbs of 40
+ * (zero blocks between the limbs); a sparse M (a binary tree of 200) is stored directly. Against
+ * the inverse-dynamics method, exactly symmetric, every entry written. */
 static void check_large(mbt_tree* tree) {
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   mbt_context* ctx = mbt_context_create(tree);
@@ -198,6 +199,15 @@ static void test_large_mirrored(void** s) {
   tu_add_chain(chain, "l", 150, true);
   check_large(chain);
   check_large(trunk_with_two_limbs(70, 40));
+  mbt_tree* binary = mbt_tree_create();
+  int body[200];
+  for (int i = 0; i < 200; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "n%d", i);
+    body[i] = tu_add_body_with_mobilizer(binary, name, i ? body[(i - 1) / 2] : 0, MBT_MOBILIZER_REVOLUTE, i % 3 == 0);
+    assert_true(body[i] > 0);
+  }
+  check_large(binary);
 }
 
 int main(void) {

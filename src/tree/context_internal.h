@@ -125,6 +125,8 @@ struct mbt_context {
                                            node to the world (the previous one of the same node,
                                            else the last of the nearest ancestor with any), −1 */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
+  size_t v_path_sum;                    /* Σ_k the length of k's path λ(k), λ(λ(k)), ...: the
+                                           nonzeros below the mass matrix's diagonal */
   mbt_real* scratch_nv[4];              /* [nv] each */
   mbt_real* scratch_nvnv;               /* [nv*nv], NULL if nv > MBT_DENSE_MAX_NV */
   mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
