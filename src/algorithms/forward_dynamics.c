@@ -14,7 +14,7 @@
  *     P_i = I_i + Σ_children Pplus_c, U = P_i·S, D = Sᵀ·U = L·Lᵀ, Pplus_i = P_i − U·D⁻¹·Uᵀ;
  *   pass 2 (v, forces): V_i = V_λ + S·q̇, c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general
  *     mobilizers), Z_i = V_i ×* I_i·V_i − Fext_i + Σ_children Zplus_c, e = tau − Sᵀ·Z_i,
- *     Zplus_i = Z_i + Pplus_i·c_i + U·D⁻¹·e;
+ *     Zplus_i = Z_i + Pplus_i·c_i + U·D⁻¹·e (only to a parent that is articulated);
  *   pass 3 (base to tip): A' = A_λ + c_i, v̇_i = D⁻¹·(e − Uᵀ·A'), A_i = A' + S·v̇_i,
  * with [w; v] × [w'; v'] = [w × w'; w × v' + v × w'] and [w; v] ×* [t; f] = [w × t + v × f; w × f].
  * A locked mobilizer, or a weld, has no columns: Pplus_i = P_i, Zplus_i = Z_i + P_i·c_i, v̇_i = 0.
@@ -321,7 +321,8 @@ static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
 }
 
 /* Tip to base at an articulated node i: pass 1 when q changed (projection, P and Ic into the
- * parent's), then e = tau − Sᵀ·Z, Zplus = Z + Pplus·c + U·D⁻¹·e into the parent's Z. */
+ * parent's), then e = tau − Sᵀ·Z and, when the parent is articulated (Zplus has no other
+ * reader), Zplus = Z + Pplus·c + U·D⁻¹·e into the parent's Z. */
 static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bool factor, const mbt_real* tau1,
                                const mbt_real* tau2) {
   mbt_aba_cache* aba = &ctx->aba;
@@ -339,25 +340,27 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
     }
   }
   mbt_spatial_force* Z = &aba->Z[i];
-  mbt_real Pc[6];
-  abi_mul(&aba->P[i], aba->c[i].coeffs, Pc);
+  mbt_real* e = aba->e + L->v_start;
   if (free) {
     const mbt_spatial_velocity* S = &aba->S[L->v_start];
-    const mbt_spatial_force* U = &aba->U[L->v_start];
-    mbt_real* e = aba->e + L->v_start;
-    mbt_real x[6];
     for (int k = 0; k < L->nv; ++k) {
       const int dof = L->v_start + k;
       e[k] = (tau1 ? tau1[dof] : 0) + (tau2 ? tau2[dof] : 0) - mbt__spatial_dot(S[k].coeffs, Z->coeffs);
-      x[k] = e[k];
     }
+  }
+  if (!to_parent) return MBT_OK;
+  mbt_real Pc[6];
+  abi_mul(&aba->P[i], aba->c[i].coeffs, Pc);
+  if (free) {
+    const mbt_spatial_force* U = &aba->U[L->v_start];
+    mbt_real x[6];
+    for (int k = 0; k < L->nv; ++k) x[k] = e[k];
     solve_D(aba, L, x);
     for (int k = 0; k < L->nv; ++k)
       for (int r = 0; r < 6; ++r) Pc[r] += U[k].coeffs[r] * x[k];
   }
-  for (int r = 0; r < 6; ++r) Z->coeffs[r] += Pc[r];
-  if (to_parent)
-    for (int r = 0; r < 6; ++r) aba->Z[L->parent].coeffs[r] += Z->coeffs[r];
+  mbt_spatial_force* Zp = &aba->Z[L->parent];
+  for (int r = 0; r < 6; ++r) Zp->coeffs[r] += Z->coeffs[r] + Pc[r];
   return MBT_OK;
 }
 

@@ -75,7 +75,8 @@ typedef struct {
   mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Sᵀ·P·S, nv×nv at 6·v_start (nv ≥ 2) */
   mbt_spatial_velocity* V;           /* [local] spatial velocity V_WM */
   mbt_spatial_acceleration* c;       /* [local] velocity-product acceleration Ṡ·q̇ */
-  mbt_spatial_force* Z;              /* [local] articulated bias force; Zplus after pass 2 */
+  mbt_spatial_force* Z;              /* [local] articulated bias force (Zplus goes straight into
+                                        the parent's) */
   mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
   mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
