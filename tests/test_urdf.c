@@ -92,6 +92,50 @@ static void test_malformed_xml_after_bad_link(void** state) {
                0, MBT_ERR_PARSE, 4, "malformed XML", "mismatch", NULL);
 }
 
+/* A file is read in pieces of 64 KiB: a model longer than one piece loads as from memory; a
+ * blank file is empty; the XML error at the end of a long file wins over a bad link before it. */
+static void test_file_read_in_pieces(void** state) {
+  (void)state;
+  const char* path = MBT_BINARY_DIR "/test_urdf_pieces.urdf";
+  char* text = malloc(400000);
+  assert_non_null(text);
+  int n = sprintf(text, "<robot name=\"r\">\n<link name=\"l0\">" INERTIAL "</link>\n");
+  for (int i = 1; i < 1000; ++i)
+    n += sprintf(text + n, "<link name=\"l%d\">" INERTIAL "</link>\n" "<joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/><child link=\"l%d\"/></joint>\n", i, i, i - 1, i);
+  assert_true(n > 3 * 65536);
+  for (int pass = 0; pass < 3; ++pass) {
+    const char* tail = pass == 0 ? "</robot>\n" : pass == 1 ? "<link name=\"l1\"/>\n</robot>\n" : "<link name=\"x\">\n</robot>\n";
+    FILE* f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fputs(tail, f);
+    fclose(f);
+    mbt_urdf_result r;
+    const int s = mbt_urdf_load_file(path, 0, &r);
+    if (pass == 0) {
+      assert_int_equal(s, MBT_OK);
+      assert_int_equal(mbt_tree_num_bodies(r.tree), 1001);
+    } else if (pass == 1) {
+      assert_int_equal(s, MBT_ERR_DUPLICATE);
+      assert_contains(r.error, ":2001: <link 'l1'>: a link with this name is already declared at line 3");
+    } else {
+      assert_int_equal(s, MBT_ERR_PARSE);
+      assert_contains(r.error, ":2002: malformed XML: Opening and ending tag mismatch: link line 2001 and robot");
+    }
+    mbt_urdf_result_free(&r);
+  }
+  FILE* f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs(" \n\t\n", f);
+  fclose(f);
+  mbt_urdf_result r;
+  assert_int_equal(mbt_urdf_load_file(path, 0, &r), MBT_ERR_PARSE);
+  assert_contains(r.error, "test_urdf_pieces.urdf:1: empty file: expected a URDF <robot> element");
+  mbt_urdf_result_free(&r);
+  remove(path);
+  free(text);
+}
+
 /* Entities in attribute values are replaced (as a DOM reader does); an entity's elements are not
  * elements of <robot>. */
 static void test_entities(void** state) {
@@ -829,6 +873,7 @@ int main(void) {
       cmocka_unit_test(test_root_not_robot),
       cmocka_unit_test(test_malformed_xml_after_bad_link),
       cmocka_unit_test(test_entities),
+      cmocka_unit_test(test_file_read_in_pieces),
       cmocka_unit_test(test_material_declared_later),
       cmocka_unit_test(test_missing_link_name),
       cmocka_unit_test(test_missing_joint_name),

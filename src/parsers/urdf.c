@@ -25,6 +25,8 @@
 
 typedef mbt_xml_element xnode;
 
+enum { kReadBytes = 1 << 16 }; /* a file is read in pieces of this size */
+
 #define WORLD_NAME "world"
 #define ROOT_JOINT_NAME "root_joint"
 #define WORLD_WELD_NAME "world_weld"
@@ -1293,14 +1295,63 @@ static mbt_xml_document* parse_document(parser* p, const char* xml, size_t lengt
   return doc;
 }
 
-static int load(const char* xml, size_t length, const char* source, const mbt_urdf_options* options,
+/* Reads the file in pieces through the streaming reader, never holding its whole text (NULL and
+ * p->status on failure). A read error, a file above the size limit or a blank file take
+ * precedence over what its text holds. */
+static mbt_xml_document* read_file_document(parser* p, FILE* f) {
+  mbt_xml_error e;
+  char* buf = malloc(kReadBytes);
+  mbt_xml_document* doc = buf ? mbt__xml_begin(p->source, MBT_URDF_MAX_DEPTH, on_robot_child, p, &e) : NULL;
+  if (!doc) {
+    free(buf);
+    no_memory(p);
+    return NULL;
+  }
+  size_t total = 0;
+  bool blank = true;
+  int problem = MBT_OK, read_errno = 0;
+  for (;;) {
+    const size_t n = fread(buf, 1, kReadBytes, f);
+    if (n == 0) {
+      if (ferror(f)) problem = MBT_ERR_IO, read_errno = errno;
+      break;
+    }
+    total += n;
+    if (total > (size_t)MBT_URDF_MAX_FILE_SIZE) {
+      problem = MBT_ERR_LIMIT;
+      break;
+    }
+    blank = blank && all_space(buf, n);
+    mbt__xml_feed(doc, buf, n);
+  }
+  free(buf);
+  if (problem == MBT_OK && !blank) {
+    doc = mbt__xml_end(doc);
+    if (!doc) xml_fail(p, &e);
+    return doc;
+  }
+  mbt__xml_free(doc);
+  p->status = MBT_OK;
+  if (problem == MBT_ERR_IO)
+    fail(p, MBT_ERR_IO, 0, NULL, NULL, "cannot read the file: %s", strerror(read_errno));
+  else if (problem == MBT_ERR_LIMIT)
+    fail(p, MBT_ERR_LIMIT, 0, NULL, NULL, "the file is larger than the limit of %d bytes", MBT_URDF_MAX_FILE_SIZE);
+  else
+    fail(p, MBT_ERR_PARSE, 1, NULL, NULL, "empty file: expected a URDF <robot> element");
+  return NULL;
+}
+
+/* Loads the text xml[0, length), or with `file` the file's text read in pieces. */
+static int load(const char* xml, size_t length, FILE* file, const char* source, const mbt_urdf_options* options,
                 mbt_urdf_result* result) {
   parser p;
   memset(&p, 0, sizeof p);
   p.source = source && source[0] ? source : "<string>";
   p.flags = options ? options->flags : 0;
   p.world_link = -1;
-  mbt_xml_document* doc = set_paths(&p, options, source) ? NULL : parse_document(&p, xml, length);
+  mbt_xml_document* doc = set_paths(&p, options, source) ? NULL
+                           : file                          ? read_file_document(&p, file)
+                                                           : parse_document(&p, xml, length);
   if (p.status == MBT_OK) {
     const xnode* root = mbt__xml_root(doc);
     if (!root)
@@ -1335,7 +1386,7 @@ int mbt_urdf_load_string_with_options(const char* xml, size_t length, const char
                                       const mbt_urdf_options* options, mbt_urdf_result* result) {
   if (!result) return MBT_ERR_INVALID_ARGUMENT;
   memset(result, 0, sizeof *result);
-  return load(xml, length, source_name, options, result);
+  return load(xml, length, NULL, source_name, options, result);
 }
 
 int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,
@@ -1363,47 +1414,8 @@ int mbt_urdf_load_file_with_options(const char* path, const mbt_urdf_options* op
     snprintf(result->error, sizeof result->error, "%s: cannot open the file: %s", path, strerror(errno));
     return result->status;
   }
-  char* buf = NULL;
-  size_t len = 0, cap = 0;
-  int status = MBT_OK;
-  for (;;) {
-    if (cap - len < 65536) {
-      size_t ncap = cap ? cap * 2 : 65536;
-      char* nb = ncap > cap ? realloc(buf, ncap) : NULL;
-      if (!nb) {
-        status = MBT_ERR_NO_MEMORY;
-        break;
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (len > (size_t)MBT_URDF_MAX_FILE_SIZE) {
-      status = MBT_ERR_LIMIT;
-      break;
-    }
-    if (got == 0) {
-      if (ferror(f)) status = MBT_ERR_IO;
-      break;
-    }
-  }
-  const int read_errno = errno;
+  const int status = load(NULL, 0, f, path, options, result);
   fclose(f);
-  if (status != MBT_OK) {
-    free(buf);
-    result->status = status;
-    if (status == MBT_ERR_IO)
-      snprintf(result->error, sizeof result->error, "%s: cannot read the file: %s", path, strerror(read_errno));
-    else if (status == MBT_ERR_LIMIT)
-      snprintf(result->error, sizeof result->error, "%s: the file is larger than the limit of %d bytes", path,
-               MBT_URDF_MAX_FILE_SIZE);
-    else
-      snprintf(result->error, sizeof result->error, "%s: out of memory", path);
-    return status;
-  }
-  status = load(buf, len, path, options, result);
-  free(buf);
   return status;
 }
 

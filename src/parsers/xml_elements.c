@@ -253,8 +253,8 @@ static void set_handlers(xmlSAXHandler* sax) {
   sax->serror = record_error;
 }
 
-mbt_xml_document* mbt__xml_read(const char* text, size_t length, const char* source, int max_depth,
-                                mbt_xml_on_child on_child, void* user, mbt_xml_error* error) {
+mbt_xml_document* mbt__xml_begin(const char* source, int max_depth, mbt_xml_on_child on_child, void* user,
+                                 mbt_xml_error* error) {
   memset(error, 0, sizeof *error);
   mbt_xml_document* d = calloc(1, sizeof *d);
   /* A push parser fed in chunks: libxml2's buffer stays one chunk long (reading the whole text
@@ -274,11 +274,20 @@ mbt_xml_document* mbt__xml_read(const char* text, size_t length, const char* sou
   xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
   set_handlers(ctxt->sax);
   ctxt->_private = d;
-  for (size_t at = 0; at < length && error->status == MBT_XML_OK && !ctxt->disableSAX;) {
+  return d;
+}
+
+void mbt__xml_feed(mbt_xml_document* d, const char* text, size_t length) {
+  for (size_t at = 0; at < length && d->error->status == MBT_XML_OK && !d->ctxt->disableSAX;) {
     const size_t n = length - at < kChunkBytes ? length - at : kChunkBytes;
-    xmlParseChunk(ctxt, text + at, (int)n, 0);
+    xmlParseChunk(d->ctxt, text + at, (int)n, 0);
     at += n;
   }
+}
+
+mbt_xml_document* mbt__xml_end(mbt_xml_document* d) {
+  xmlParserCtxtPtr ctxt = d->ctxt;
+  mbt_xml_error* error = d->error;
   if (error->status == MBT_XML_OK) xmlParseChunk(ctxt, NULL, 0, 1);
   xmlDocPtr doc = ctxt->myDoc;
   ctxt->myDoc = NULL;
@@ -304,6 +313,14 @@ mbt_xml_document* mbt__xml_read(const char* text, size_t length, const char* sou
   return d;
 }
 
+mbt_xml_document* mbt__xml_read(const char* text, size_t length, const char* source, int max_depth,
+                                mbt_xml_on_child on_child, void* user, mbt_xml_error* error) {
+  mbt_xml_document* d = mbt__xml_begin(source, max_depth, on_child, user, error);
+  if (!d) return NULL;
+  mbt__xml_feed(d, text, length);
+  return mbt__xml_end(d);
+}
+
 const mbt_xml_element* mbt__xml_root(const mbt_xml_document* doc) { return doc && doc->root ? &doc->root->e : NULL; }
 
 const char* mbt__xml_attribute(const mbt_xml_element* e, const char* name) {
@@ -316,6 +333,10 @@ const char* mbt__xml_keep(mbt_xml_document* doc, const char* s) { return arena_s
 
 void mbt__xml_free(mbt_xml_document* doc) {
   if (!doc) return;
+  if (doc->ctxt) {
+    xmlFreeDoc(doc->ctxt->myDoc);
+    xmlFreeParserCtxt(doc->ctxt);
+  }
   arena_free(doc->arena);
   arena_free(doc->kept);
   free(doc->open);

@@ -49,6 +49,13 @@ typedef void (*mbt_xml_on_child)(void* user, mbt_xml_document* doc, const mbt_xm
  * callback has found a problem, so that an XML error anywhere takes precedence. */
 mbt_xml_document* mbt__xml_read(const char* text, size_t length, const char* source, int max_depth,
                                 mbt_xml_on_child on_child, void* user, mbt_xml_error* error);
+/* The same in steps, for text that arrives in pieces (a file): begin (NULL if out of memory,
+ * *error set), feed each piece in turn, then end, which returns the document or NULL (the
+ * document freed, *error set). mbt__xml_free abandons a document between begin and end. */
+mbt_xml_document* mbt__xml_begin(const char* source, int max_depth, mbt_xml_on_child on_child, void* user,
+                                 mbt_xml_error* error);
+void mbt__xml_feed(mbt_xml_document* doc, const char* text, size_t length);
+mbt_xml_document* mbt__xml_end(mbt_xml_document* doc);
 /* A copy of s that lasts as long as the document (NULL if out of memory). */
 const char* mbt__xml_keep(mbt_xml_document* doc, const char* s);
 /* The root element (NULL if the document has none). */
