@@ -57,48 +57,56 @@ static void make_states(const mbt_tree* tree, int n, double* x, double* a) {
   }
 }
 
-typedef int (*batched_fn)(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                          mbt_transform* X);
+typedef struct {
+  int n, reps;
+  const double *x, *q, *a;
+  double *out, *out2, *out3, *out4; /* n·nv², n·nv², n·4nv², n·2nv² */
+  mbt_transform* X;
+} bench_data;
 
-static int run_id(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                  mbt_transform* X) {
-  (void)q, (void)X;
-  return mbt_batch_calc_inverse_dynamics(b, n, x, a, out, NULL);
+typedef int (*batched_fn)(mbt_batch* b, const bench_data* d);
+
+static int run_id(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_inverse_dynamics(b, d->n, d->x, d->a, d->out, NULL);
 }
-static int run_fd(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                  mbt_transform* X) {
-  (void)q, (void)X;
-  return mbt_batch_calc_forward_dynamics(b, n, x, a, out, NULL);
+static int run_fd(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_forward_dynamics(b, d->n, d->x, d->a, d->out, NULL);
 }
-static int run_m(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                 mbt_transform* X) {
-  (void)x, (void)a, (void)X;
-  return mbt_batch_calc_mass_matrix(b, n, q, out, NULL);
+static int run_m(mbt_batch* b, const bench_data* d) { return mbt_batch_calc_mass_matrix(b, d->n, d->q, d->out, NULL); }
+static int run_fk(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_forward_kinematics(b, d->n, d->q, d->X, NULL);
 }
-static int run_fk(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                  mbt_transform* X) {
-  (void)x, (void)a, (void)out;
-  return mbt_batch_calc_forward_kinematics(b, n, q, X, NULL);
+/* ∂tau/∂q, ∂tau/∂v at the given v̇ */
+static int run_id_derivs(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_inverse_dynamics_derivatives(b, d->n, d->x, d->a, NULL, NULL, d->out, d->out2, NULL, NULL);
+}
+/* v̇, ∂v̇/∂q, ∂v̇/∂v at tau = a */
+static int run_fd_derivs(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_forward_dynamics_derivatives(b, d->n, d->x, d->a, NULL, d->out, d->out2, NULL, NULL);
+}
+/* x⁺, A, B of a 1 ms semi-implicit Euler step at tau = a */
+static int run_step_derivs(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_semi_implicit_euler_step_derivatives(b, d->n, 1e-3, d->x, d->a, d->out, d->out3, d->out4,
+                                                             NULL);
 }
 
 static const struct {
   const char* name;
   batched_fn fn;
-} kOps[] = {{"inverse_dynamics", run_id}, {"forward_dynamics", run_fd}, {"mass_matrix", run_m},
-            {"forward_kinematics", run_fk}};
+} kOps[] = {{"inverse_dynamics", run_id},        {"forward_dynamics", run_fd},   {"mass_matrix", run_m},
+            {"forward_kinematics", run_fk},      {"id_derivatives", run_id_derivs}, {"fd_derivatives", run_fd_derivs},
+            {"step_derivatives", run_step_derivs}};
 
-typedef struct {
-  int n, reps;
-  const double *x, *q, *a;
-  double* out;
-  mbt_transform* X;
-} bench_data;
-
-/* One timed call: states per second. */
+/* One timed call: states per second (0 if the call failed). */
 static double one_rate(mbt_batch* b, batched_fn fn, const bench_data* d) {
   const double t0 = now_s();
-  fn(b, d->n, d->x, d->q, d->a, d->out, d->X);
-  return d->n / (now_s() - t0);
+  const int rc = fn(b, d);
+  const double t = now_s() - t0;
+  if (rc != MBT_OK) {
+    fprintf(stderr, "mbt_bench_batch: %s\n", mbt_batch_last_error(b));
+    return 0;
+  }
+  return d->n / t;
 }
 
 static double median(double* v, int n) {
@@ -110,7 +118,7 @@ static double median(double* v, int n) {
  * reaches all of them alike; the speed-up is the median of the per-repetition ratios. */
 static void bench_op(mbt_batch** batches, const int* threads, int num_threads, batched_fn fn, const bench_data* d) {
   double rate[kMaxThreadCounts][kMaxReps], ratio[kMaxThreadCounts][kMaxReps];
-  for (int t = 0; t < num_threads; ++t) fn(batches[t], d->n, d->x, d->q, d->a, d->out, d->X); /* warm-up */
+  for (int t = 0; t < num_threads; ++t) fn(batches[t], d); /* warm-up */
   for (int r = 0; r < d->reps; ++r)
     for (int t = 0; t < num_threads; ++t) {
       rate[t][r] = one_rate(batches[t], fn, d);
@@ -140,11 +148,15 @@ static int bench_model(const char* spec, int n, int reps, const int* threads, in
   double* x = malloc(sizeof(double) * (size_t)n * (size_t)(nq + nv));
   double* q = malloc(sizeof(double) * (size_t)n * (size_t)nq);
   double* a = malloc(sizeof(double) * (size_t)n * (size_t)nv);
-  double* out = malloc(sizeof(double) * (size_t)n * (size_t)(nv * nv));
+  const size_t nv2 = (size_t)nv * (size_t)nv;
+  double* out = malloc(sizeof(double) * (size_t)n * (nv2 > (size_t)(nq + nv) ? nv2 : (size_t)(nq + nv)));
+  double* out2 = malloc(sizeof(double) * (size_t)n * nv2);
+  double* out3 = malloc(sizeof(double) * (size_t)n * 4 * nv2);
+  double* out4 = malloc(sizeof(double) * (size_t)n * 2 * nv2);
   mbt_transform* X = malloc(sizeof(mbt_transform) * (size_t)n * (size_t)mbt_tree_num_bodies(tree));
   make_states(tree, n, x, a);
   for (int k = 0; k < n; ++k) memcpy(q + (size_t)k * nq, x + (size_t)k * (nq + nv), sizeof(double) * (size_t)nq);
-  const bench_data d = {n, reps, x, q, a, out, X};
+  const bench_data d = {n, reps, x, q, a, out, out2, out3, out4, X};
   printf("%s (nq %d, nv %d), %d states, median of %d\n", r.robot_name ? r.robot_name : path, nq, nv, n, reps);
   mbt_batch* batches[kMaxThreadCounts] = {NULL};
   int rc = 0;
@@ -155,7 +167,7 @@ static int bench_model(const char* spec, int n, int reps, const int* threads, in
     bench_op(batches, threads, num_threads, kOps[op].fn, &d);
   }
   for (int t = 0; t < num_threads; ++t) mbt_batch_destroy(batches[t]);
-  free(x), free(q), free(a), free(out), free(X);
+  free(x), free(q), free(a), free(out), free(out2), free(out3), free(out4), free(X);
   mbt_urdf_result_free(&r);
   return rc;
 }

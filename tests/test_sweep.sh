@@ -102,6 +102,8 @@ if [ -n "$MPIRUN" ]; then
   else
     fail "mpirun -n 2 sweep: status $status: $(head -c 600 "$T/err")"
   fi
+else
+  echo "test_sweep: SKIPPED the mpirun -n 2 comparison: mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)"
 fi
 
 # Restart: a file cut after 10 runs (and in the middle of a line) is completed to the same file.
