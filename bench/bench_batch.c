@@ -1,8 +1,12 @@
 /* bench_batch.c: throughput of the batched calls (mbt/batch.h), states per second, at 1, 2, …
  * threads: inverse dynamics with gravity, forward dynamics (ABA), mass matrix, forward
- * kinematics, on pre-generated random states. Each figure is the median of --reps timed calls
- * of one batch over all --states states; the speed-up is the median ratio to the first thread
- * count, repetition by repetition (the counts alternate, so load changes reach them alike).
+ * kinematics, and the derivatives (inverse and forward dynamics, the semi-implicit Euler
+ * step's A and B), on pre-generated random states. Each figure is the median of --reps timed
+ * calls of one batch over all --states states; the speed-up is the median ratio to the first
+ * thread count, repetition by repetition (the counts alternate, so load changes reach them
+ * alike). "cores used" is the median of CPU time over wall time per call: on the shared
+ * machine a speed-up below the thread count with fewer cores used than threads is the
+ * machine's load, not the batch's. The last line is the cost of a call itself.
  *
  *   mbt_bench_batch [MODEL.urdf[:floating] ...] [--states N] [--reps R] [--threads 1,2,4]
  *
@@ -20,7 +24,7 @@
 #define MBT_SOURCE_DIR "."
 #endif
 
-enum { kMaxModels = 8, kMaxThreadCounts = 8, kMaxReps = 101 };
+enum { kMaxModels = 8, kMaxThreadCounts = 8, kMaxReps = 101, kMaxThreads = 256 };
 
 static double now_s(void) {
   struct timespec t;
@@ -97,11 +101,20 @@ static const struct {
             {"forward_kinematics", run_fk},      {"id_derivatives", run_id_derivs}, {"fd_derivatives", run_fd_derivs},
             {"step_derivatives", run_step_derivs}};
 
-/* One timed call: states per second (0 if the call failed). */
-static double one_rate(mbt_batch* b, batched_fn fn, const bench_data* d) {
-  const double t0 = now_s();
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One timed call: states per second (0 if the call failed), and the cores it had: the
+ * process's CPU time over the wall time (1 when one thread ran all along; below the thread
+ * count when the shared machine ran other work on the cores meanwhile). */
+static double one_rate(mbt_batch* b, batched_fn fn, const bench_data* d, double* cores) {
+  const double c0 = cpu_s(), t0 = now_s();
   const int rc = fn(b, d);
   const double t = now_s() - t0;
+  *cores = (cpu_s() - c0) / t;
   if (rc != MBT_OK) {
     fprintf(stderr, "mbt_bench_batch: %s\n", mbt_batch_last_error(b));
     return 0;
@@ -118,15 +131,37 @@ static double median(double* v, int n) {
  * reaches all of them alike; the speed-up is the median of the per-repetition ratios. */
 static void bench_op(mbt_batch** batches, const int* threads, int num_threads, batched_fn fn, const bench_data* d) {
   double rate[kMaxThreadCounts][kMaxReps], ratio[kMaxThreadCounts][kMaxReps];
+  double cores[kMaxThreadCounts][kMaxReps];
   for (int t = 0; t < num_threads; ++t) fn(batches[t], d); /* warm-up */
   for (int r = 0; r < d->reps; ++r)
     for (int t = 0; t < num_threads; ++t) {
-      rate[t][r] = one_rate(batches[t], fn, d);
+      rate[t][r] = one_rate(batches[t], fn, d, &cores[t][r]);
       ratio[t][r] = rate[t][r] / rate[0][r];
     }
   for (int t = 0; t < num_threads; ++t) {
     printf("  %d thr: %9.4g states/s", threads[t], median(rate[t], d->reps));
     if (t > 0) printf(" (%.2fx)", median(ratio[t], d->reps));
+  }
+  printf("   cores used:");
+  for (int t = 0; t < num_threads; ++t) printf(" %.2f", median(cores[t], d->reps));
+  printf("\n");
+}
+
+/* The cost of a batched call itself: median µs of inverse dynamics on as many states as the
+ * batch has threads (one each), against the same states in one thread. */
+static void bench_call_overhead(mbt_batch** batches, const int* threads, int num_threads, const bench_data* d) {
+  enum { kCalls = 2001 };
+  static double us[kCalls];
+  printf("  %-19s", "call (1 state/thr)");
+  for (int t = 0; t < num_threads; ++t) {
+    bench_data one = *d;
+    one.n = threads[t] < d->n ? threads[t] : d->n;
+    for (int c = 0; c < kCalls; ++c) {
+      const double t0 = now_s();
+      run_id(batches[t], &one);
+      us[c] = 1e6 * (now_s() - t0);
+    }
+    printf("  %d thr: %6.2f us/call", threads[t], median(us, kCalls));
   }
   printf("\n");
 }
@@ -166,6 +201,7 @@ static int bench_model(const char* spec, int n, int reps, const int* threads, in
     printf("  %-19s", kOps[op].name);
     bench_op(batches, threads, num_threads, kOps[op].fn, &d);
   }
+  if (rc == 0) bench_call_overhead(batches, threads, num_threads, &d);
   for (int t = 0; t < num_threads; ++t) mbt_batch_destroy(batches[t]);
   free(x), free(q), free(a), free(out), free(out2), free(out3), free(out4), free(X);
   mbt_urdf_result_free(&r);
@@ -191,8 +227,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (n < 1 || reps < 1 || reps > kMaxReps || num_threads < 1) {
-    fprintf(stderr, "mbt_bench_batch: --states >= 1, 1 <= --reps <= %d, --threads a list of counts\n", kMaxReps);
+  bool bad_count = false;
+  for (int t = 0; t < num_threads; ++t) bad_count |= threads[t] < 1 || threads[t] > kMaxThreads;
+  if (n < 1 || reps < 1 || reps > kMaxReps || num_threads < 1 || bad_count) {
+    fprintf(stderr, "mbt_bench_batch: --states >= 1, 1 <= --reps <= %d, --threads a list of counts 1 … %d\n",
+            kMaxReps, kMaxThreads);
     return 2;
   }
   if (num_models == 0) {

@@ -37,17 +37,21 @@ struct mbt_batch {
   mbt_batch_worker* workers;   /* [num_threads − 1] */
   int num_started;
   bool sync_ready;
-  pthread_mutex_t lock;        /* generation, busy, quit; the rollouts' done callback */
+  pthread_mutex_t lock;        /* open, quit, the changes of generation and active; the
+                                  rollouts' done callback */
   pthread_cond_t wake, idle;
-  unsigned long generation;
+  atomic_ulong generation;     /* the number of calls started */
+  atomic_ulong active;         /* workers in the current call */
   int ready;                   /* workers started and waiting */
-  int busy;
+  bool open;                   /* workers may still join the current call */
   bool quit;
   /* the current job */
   batch_item_fn fn;
   const void* job;
   int n, chunk;
-  atomic_int next;
+  char pad0[64];               /* next on a cache line of its own: taking a chunk does not */
+  atomic_int next;             /* invalidate the job's fields in the other threads' caches */
+  char pad1[64];
   atomic_bool stop;            /* rollouts: no further item starts */
   batch_failure* fail;         /* [num_threads] */
   char error[MBT_ERROR_MAX];
