@@ -37,18 +37,32 @@ static void record_failure(mbt_batch* b, int thread, int item, int status, const
   snprintf(f->msg, sizeof f->msg, "%s", msg);
 }
 
+/* The next chunk [start, end) of the current call, false when none is left. Guided sizes: a
+ * quarter of the remaining items' share per thread, between 1 and b->chunk, so that the last
+ * chunks are short and the threads finish together. */
+static bool take_chunk(mbt_batch* b, int* start, int* end) {
+  int s = atomic_load_explicit(&b->next, memory_order_relaxed);
+  for (;;) {
+    if (s >= b->n) return false;
+    const int share = (b->n - s) / (4 * b->num_threads);
+    const int c = share < 1 ? 1 : share > b->chunk ? b->chunk : share;
+    if (atomic_compare_exchange_weak_explicit(&b->next, &s, s + c, memory_order_relaxed, memory_order_relaxed)) {
+      *start = s;
+      *end = s + c;
+      return true;
+    }
+  }
+}
+
 static void run_items(mbt_batch* b, int thread) {
   char msg[MBT_ERROR_MAX];
-  for (;;) {
-    const int start = atomic_fetch_add(&b->next, b->chunk);
-    if (start >= b->n) return;
-    const int end = b->n - start < b->chunk ? b->n : start + b->chunk;
+  int start, end;
+  while (take_chunk(b, &start, &end))
     for (int k = start; k < end; ++k) {
       msg[0] = '\0';
       const int st = b->fn(b, thread, k, msg, sizeof msg);
       if (st != MBT_OK) record_failure(b, thread, k, st, msg);
     }
-  }
 }
 
 /* Spinning: a thread that has just finished its part of a call keeps polling for a while
@@ -315,10 +329,9 @@ int mbt__batch_run_eval(mbt_batch* b, const char* fn_name, batch_item_fn fn, int
   if (!b) return MBT_ERR_INVALID_ARGUMENT;
   if (n < 0 || (n > 0 && !job->in))
     return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "%s: n = %d < 0 or a NULL input array", fn_name, n);
-  /* Chunks small enough to balance the load, large enough that the counter is not contended. */
-  const int per_thread = n / (8 * b->num_threads);
-  const int chunk = per_thread < 1 ? 1 : per_thread > 64 ? 64 : per_thread;
-  return run_job(b, fn, job, n, chunk, "state");
+  /* Chunks of at most 64 states: large enough that the counter is not contended, small
+   * enough to balance the load (take_chunk shrinks them towards the end). */
+  return run_job(b, fn, job, n, 64, "state");
 }
 
 static int run_eval(mbt_batch* b, const char* fn_name, batch_item_fn fn, int n, const mbt_real* in,

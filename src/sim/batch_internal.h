@@ -48,7 +48,7 @@ struct mbt_batch {
   /* the current job */
   batch_item_fn fn;
   const void* job;
-  int n, chunk;
+  int n, chunk;                /* items, largest chunk */
   char pad0[64];               /* next on a cache line of its own: taking a chunk does not */
   atomic_int next;             /* invalidate the job's fields in the other threads' caches */
   char pad1[64];
