@@ -6,7 +6,11 @@
  * thread count, repetition by repetition (the counts alternate, so load changes reach them
  * alike). "cores used" is the median of CPU time over wall time per call: on the shared
  * machine a speed-up below the thread count with fewer cores used than threads is the
- * machine's load, not the batch's. The last line is the cost of a call itself.
+ * machine's load, not the batch's; "CPU/state vs 1 thr" is the CPU time per state at T
+ * threads over that at 1 (above 1: the work per state grew, from waiting, polling, or
+ * threads contending for caches and memory), which the load hardly changes. On a machine
+ * with T free cores the speed-up would be about T over it. The last line is the cost of a
+ * call itself.
  *
  *   mbt_bench_batch [MODEL.urdf[:floating] ...] [--states N] [--reps R] [--threads 1,2,4]
  *
@@ -131,12 +135,13 @@ static double median(double* v, int n) {
  * reaches all of them alike; the speed-up is the median of the per-repetition ratios. */
 static void bench_op(mbt_batch** batches, const int* threads, int num_threads, batched_fn fn, const bench_data* d) {
   double rate[kMaxThreadCounts][kMaxReps], ratio[kMaxThreadCounts][kMaxReps];
-  double cores[kMaxThreadCounts][kMaxReps];
+  double cores[kMaxThreadCounts][kMaxReps], work[kMaxThreadCounts][kMaxReps];
   for (int t = 0; t < num_threads; ++t) fn(batches[t], d); /* warm-up */
   for (int r = 0; r < d->reps; ++r)
     for (int t = 0; t < num_threads; ++t) {
       rate[t][r] = one_rate(batches[t], fn, d, &cores[t][r]);
       ratio[t][r] = rate[t][r] / rate[0][r];
+      work[t][r] = cores[0][r] / rate[0][r] / (cores[t][r] / rate[t][r]); /* CPU s per state, 1 thr / t thr */
     }
   for (int t = 0; t < num_threads; ++t) {
     printf("  %d thr: %9.4g states/s", threads[t], median(rate[t], d->reps));
@@ -144,6 +149,8 @@ static void bench_op(mbt_batch** batches, const int* threads, int num_threads, b
   }
   printf("   cores used:");
   for (int t = 0; t < num_threads; ++t) printf(" %.2f", median(cores[t], d->reps));
+  printf("   CPU/state vs 1 thr:");
+  for (int t = 1; t < num_threads; ++t) printf(" %.2f", 1 / median(work[t], d->reps));
   printf("\n");
 }
 

@@ -99,6 +99,16 @@ if [ -n "$MPIRUN" ]; then
     ok
     same "$T/t1.csv" "$T/mpi.csv" "1 process vs mpirun -n 2"
     has "$T/out" "2 processes" "the MPI summary counts the ranks"
+    # A restart under MPI: rank 0 reads the 20 runs done, the ranks share the other 44.
+    head -n 21 "$T/t1.csv" >"$T/mpi_re.csv"
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$MPIRUN" $root_flag -n 2 --oversubscribe \
+      "$MBT" sweep "$T/mc.json" --out "$T/mpi_re.csv" >"$T/out" 2>"$T/err"
+    status=$?
+    if [ "$status" -eq 0 ]; then ok; else fail "mpirun restart: status $status: $(head -c 600 "$T/err")"; fi
+    same "$T/t1.csv" "$T/mpi_re.csv" "restarted sweep under mpirun"
+    head -n 21 "$T/t1.csv" >"$T/a.cmp"
+    head -n 21 "$T/mpi_re.csv" >"$T/b.cmp"
+    cmp -s "$T/a.cmp" "$T/b.cmp" && ok || fail "the restart under mpirun rewrote the runs already done"
   else
     fail "mpirun -n 2 sweep: status $status: $(head -c 600 "$T/err")"
   fi
