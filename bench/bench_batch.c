@@ -1,16 +1,17 @@
 /* bench_batch.c: throughput of the batched calls (mbt/batch.h), states per second, at 1, 2, …
  * threads: inverse dynamics with gravity, forward dynamics (ABA), mass matrix, forward
  * kinematics, and the derivatives (inverse and forward dynamics, the semi-implicit Euler
- * step's A and B), on pre-generated random states. Each figure is the median of --reps timed
- * calls of one batch over all --states states; the speed-up is the median ratio to the first
- * thread count, repetition by repetition (the counts alternate, so load changes reach them
- * alike). "cores used" is the median of CPU time over wall time per call: on the shared
- * machine a speed-up below the thread count with fewer cores used than threads is the
- * machine's load, not the batch's; "CPU/state vs 1 thr" is the CPU time per state at T
- * threads over that at 1 (above 1: the work per state grew, from waiting, polling, or
- * threads contending for caches and memory), which the load hardly changes. On a machine
- * with T free cores the speed-up would be about T over it. The last line is the cost of a
- * call itself.
+ * step's A and B), on pre-generated random states. Each figure is the median of --reps
+ * samples, each a call over all --states states repeated for at least 40 ms; the speed-up is
+ * the median ratio to the first thread count, sample by sample (the counts alternate, so load
+ * changes reach them alike).
+ *
+ * The machine may be shared. "cores used" is the median of CPU time over wall time per
+ * sample: a speed-up below the thread count with fewer cores used than threads is the
+ * machine's load, not the batch's. "CPU/state vs 1 thr" is the CPU time per state at T
+ * threads over that at 1 (above 1: the work per state grew, from waiting, polling, or threads
+ * contending for caches and memory); the load hardly changes it, and on a machine with T free
+ * cores the speed-up would be about T over it. The last line is the cost of a call itself.
  *
  *   mbt_bench_batch [MODEL.urdf[:floating] ...] [--states N] [--reps R] [--threads 1,2,4]
  *
@@ -111,19 +112,25 @@ static double cpu_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* One timed call: states per second (0 if the call failed), and the cores it had: the
- * process's CPU time over the wall time (1 when one thread ran all along; below the thread
- * count when the shared machine ran other work on the cores meanwhile). */
+/* One sample: calls of the batch repeated for at least 40 ms (so that the process's CPU
+ * clock, which counts the other threads' time at scheduler ticks, is exact to a few %):
+ * states per second (0 if a call failed), and the cores it had: the process's CPU time over
+ * the wall time (1 when one thread ran all along; below the thread count when the shared
+ * machine ran other work on the cores meanwhile). */
 static double one_rate(mbt_batch* b, batched_fn fn, const bench_data* d, double* cores) {
   const double c0 = cpu_s(), t0 = now_s();
-  const int rc = fn(b, d);
-  const double t = now_s() - t0;
+  double t = 0;
+  long calls = 0;
+  do {
+    if (fn(b, d) != MBT_OK) {
+      fprintf(stderr, "mbt_bench_batch: %s\n", mbt_batch_last_error(b));
+      return 0;
+    }
+    ++calls;
+    t = now_s() - t0;
+  } while (t < 0.04);
   *cores = (cpu_s() - c0) / t;
-  if (rc != MBT_OK) {
-    fprintf(stderr, "mbt_bench_batch: %s\n", mbt_batch_last_error(b));
-    return 0;
-  }
-  return d->n / t;
+  return (double)d->n * (double)calls / t;
 }
 
 static double median(double* v, int n) {
