@@ -7,8 +7,10 @@ alternating --reps times so that a change of the shared machine's load reaches t
 Printed per layout: the median rollouts per second, from the sweep's own wall time (start of
 the runs to the sorted file; what a cluster job would see once started) and end to end
 (including the process and, for mpirun, the MPI start-up), the speed-up over 1 process and
-1 thread, and the cores the layout had (CPU time of the processes over the end-to-end
-time). Each layout's results file is compared with the 1-thread one (wall times aside).
+1 thread, the cores the layout had (CPU time of the processes over the end-to-end time) and
+its CPU time against the 1-thread layout's (on a shared machine the load changes the cores
+a layout gets, hardly its CPU time: with K free cores the speed-up would be about K over
+that ratio). Each layout's results file is compared with the 1-thread one (wall times aside).
 
   bench/bench_sweep.py [--mbt build/mbt] [--runs 128] [--duration 1.0] [--reps 5]
 """
@@ -76,7 +78,7 @@ def run_once(cmd, spec_path, out_path):
     m = re.search(r"([0-9.]+) s wall", p.stdout)
     if not m:
         sys.exit("bench_sweep: no wall time in: %s" % p.stdout)
-    return float(m.group(1)), t, cpu / t
+    return float(m.group(1)), t, cpu / t, cpu
 
 
 def without_wall(path):
@@ -105,14 +107,17 @@ def main():
         print("mbt sweep: %d UR5 runs of %g s (rk4, 1 ms), median of %d, load average %.1f" %
               (a.runs, a.duration, a.reps, os.getloadavg()[0]))
         base = statistics.median(r[0] for r in res[lay[0][0]])
+        base_cpu = statistics.median(r[3] for r in res[lay[0][0]])
         for i, (name, _) in enumerate(lay):
             sweep_wall = statistics.median(r[0] for r in res[name])
             end_to_end = statistics.median(r[1] for r in res[name])
             cores = statistics.median(r[2] for r in res[name])
+            cpu = statistics.median(r[3] for r in res[name])
             same = without_wall(os.path.join(tmp, "out%d.csv" % i)) == ref
-            print("  %-24s %7.1f runs/s (%.2fx), end to end %7.1f runs/s, %.2f s; cores used %.2f; file %s" %
-                  (name, a.runs / sweep_wall, base / sweep_wall, a.runs / end_to_end, end_to_end, cores,
-                   "same" if same else "DIFFERS"))
+            print("  %-24s %7.1f runs/s (%.2fx), end to end %7.1f runs/s, %.2f s; cores used %.2f, "
+                  "CPU %.2f s (%.2f of 1 thread's); file %s" %
+                  (name, a.runs / sweep_wall, base / sweep_wall, a.runs / end_to_end, end_to_end, cores, cpu,
+                   cpu / base_cpu, "same" if same else "DIFFERS"))
     finally:
         shutil.rmtree(tmp)
 
