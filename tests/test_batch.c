@@ -374,7 +374,7 @@ static void test_derivatives_bit_identical(void** st) {
   mbt_tree_destroy(tree);
 }
 
-static void test_derivatives_errors_and_no_allocation(void** st) {
+static void test_derivatives_errors(void** st) {
   (void)st;
   mbt_tree* tree = tu_load_model("ur5");
   mbt_context* ctx = mbt_context_create(tree);
@@ -403,8 +403,24 @@ static void test_derivatives_errors_and_no_allocation(void** st) {
   assert_contains(mbt_batch_last_error(b), "state 0: ");
   assert_contains(mbt_batch_last_error(b), "not finite");
   assert_true(isnan(o.A[0]) && o.step_status[2] == MBT_ERR_INVALID_ARGUMENT);
-  /* Optional outputs skipped, and no heap call. */
+  deriv_out_free(&o);
+  mbt_batch_destroy(b);
+  free_states(&s);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+/* Optional outputs skipped, and no heap call. */
+static void test_batched_derivatives_do_not_allocate(void** st) {
+  (void)st;
   tu_require_heap_counter();
+  mbt_tree* tree = tu_load_model("ur5");
+  mbt_context* ctx = mbt_context_create(tree);
+  states s = make_states(tree, ctx);
+  mbt_batch* b = mbt_batch_create(tree, 2);
+  deriv_out o;
+  deriv_out_alloc(&o, kStates, &s);
+  assert_non_null(b);
   tu_heap_count_begin();
   int rc = mbt_batch_calc_inverse_dynamics_derivatives(b, kStates, s.x, s.a, NULL, NULL, o.dq, o.dv, NULL, NULL);
   rc |= mbt_batch_calc_forward_dynamics_derivatives(b, kStates, s.x, s.a, o.vdot, o.fq, o.fv, o.Minv, NULL);
@@ -576,7 +592,8 @@ int main(void) {
       cmocka_unit_test(test_parameters_from_context),   cmocka_unit_test(test_failing_state_reported),
       cmocka_unit_test(test_batched_calls_do_not_allocate), cmocka_unit_test(test_rollouts_bit_identical),
       cmocka_unit_test(test_rollouts_stop_and_errors),
-      cmocka_unit_test(test_derivatives_bit_identical), cmocka_unit_test(test_derivatives_errors_and_no_allocation),
+      cmocka_unit_test(test_derivatives_bit_identical), cmocka_unit_test(test_derivatives_errors),
+      cmocka_unit_test(test_batched_derivatives_do_not_allocate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
