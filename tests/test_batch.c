@@ -374,15 +374,39 @@ static void test_derivatives_bit_identical(void** st) {
   mbt_tree_destroy(tree);
 }
 
+/* The UR5, its random states, a 2-thread batch and room for every derivative. */
+typedef struct {
+  mbt_tree* tree;
+  mbt_context* ctx;
+  states s;
+  mbt_batch* b;
+  deriv_out o;
+} ur5_deriv;
+
+static void ur5_deriv_setup(ur5_deriv* f) {
+  f->tree = tu_load_model("ur5");
+  f->ctx = mbt_context_create(f->tree);
+  f->s = make_states(f->tree, f->ctx);
+  f->b = mbt_batch_create(f->tree, 2);
+  deriv_out_alloc(&f->o, kStates, &f->s);
+  assert_non_null(f->b);
+}
+
+static void ur5_deriv_teardown(ur5_deriv* f) {
+  deriv_out_free(&f->o);
+  mbt_batch_destroy(f->b);
+  free_states(&f->s);
+  mbt_context_destroy(f->ctx);
+  mbt_tree_destroy(f->tree);
+}
+
 static void test_derivatives_errors(void** st) {
   (void)st;
-  mbt_tree* tree = tu_load_model("ur5");
-  mbt_context* ctx = mbt_context_create(tree);
-  states s = make_states(tree, ctx);
-  mbt_batch* b = mbt_batch_create(tree, 2);
-  deriv_out o;
-  deriv_out_alloc(&o, kStates, &s);
-  assert_non_null(b);
+  ur5_deriv f;
+  ur5_deriv_setup(&f);
+  mbt_batch* b = f.b;
+  const states s = f.s;
+  deriv_out o = f.o;
   /* Required outputs are named; nothing is written. */
   o.tau[0] = 42;
   assert_int_equal(mbt_batch_calc_inverse_dynamics_derivatives(b, kStates, s.x, s.a, NULL, o.tau, NULL, o.dv, NULL,
@@ -403,24 +427,18 @@ static void test_derivatives_errors(void** st) {
   assert_contains(mbt_batch_last_error(b), "state 0: ");
   assert_contains(mbt_batch_last_error(b), "not finite");
   assert_true(isnan(o.A[0]) && o.step_status[2] == MBT_ERR_INVALID_ARGUMENT);
-  deriv_out_free(&o);
-  mbt_batch_destroy(b);
-  free_states(&s);
-  mbt_context_destroy(ctx);
-  mbt_tree_destroy(tree);
+  ur5_deriv_teardown(&f);
 }
 
 /* Optional outputs skipped, and no heap call. */
 static void test_batched_derivatives_do_not_allocate(void** st) {
   (void)st;
   tu_require_heap_counter();
-  mbt_tree* tree = tu_load_model("ur5");
-  mbt_context* ctx = mbt_context_create(tree);
-  states s = make_states(tree, ctx);
-  mbt_batch* b = mbt_batch_create(tree, 2);
-  deriv_out o;
-  deriv_out_alloc(&o, kStates, &s);
-  assert_non_null(b);
+  ur5_deriv f;
+  ur5_deriv_setup(&f);
+  mbt_batch* b = f.b;
+  const states s = f.s;
+  deriv_out o = f.o;
   tu_heap_count_begin();
   int rc = mbt_batch_calc_inverse_dynamics_derivatives(b, kStates, s.x, s.a, NULL, NULL, o.dq, o.dv, NULL, NULL);
   rc |= mbt_batch_calc_forward_dynamics_derivatives(b, kStates, s.x, s.a, o.vdot, o.fq, o.fv, o.Minv, NULL);
@@ -429,11 +447,7 @@ static void test_batched_derivatives_do_not_allocate(void** st) {
   const long calls = tu_heap_count_end();
   assert_int_equal(rc, MBT_OK);
   assert_int_equal(calls, 0);
-  deriv_out_free(&o);
-  mbt_batch_destroy(b);
-  free_states(&s);
-  mbt_context_destroy(ctx);
-  mbt_tree_destroy(tree);
+  ur5_deriv_teardown(&f);
 }
 
 /* ---- rollouts ------------------------------------------------------------------------- */
