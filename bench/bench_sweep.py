@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """bench_sweep.py: rollouts per second of `mbt sweep` at 1 and 2 threads and at 1 and 2 MPI ranks.
 
+Layouts: 1 process of 1 and of 2 threads, `mpirun -n 2` of 1 and of 2 threads per rank.
+
 A Monte Carlo sweep of --runs UR5 simulations (PD control, rk4 at 1 ms, --duration s each,
 varying the initial pose, the gain and the payload) is run in each layout, the layouts
 alternating --reps times so that a change of the shared machine's load reaches them alike.
@@ -53,8 +55,9 @@ def layouts(mbt):
     mpirun = shutil.which("mpirun")
     if mpirun:
         root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-        out.append(("mpirun -n 2 x 1 thread", [mpirun] + root + ["-n", "2", "--oversubscribe", mbt, "sweep",
-                                                                   "{spec}", "--threads", "1"]))
+        for threads in ("1", "2"):
+            out.append(("mpirun -n 2 x %s thread%s" % (threads, "s" if threads != "1" else ""),
+                        [mpirun] + root + ["-n", "2", "--oversubscribe", mbt, "sweep", "{spec}", "--threads", threads]))
     else:
         print("bench_sweep: mpirun not found (apt-get install openmpi-bin libopenmpi-dev): no MPI layout")
     return out
