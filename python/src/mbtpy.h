@@ -100,6 +100,12 @@ int mbtpy_batch_begin(BatchObject* self);          /* batch.c: marks it running,
 PyObject* mbtpy_batch_rollouts(BatchObject* self, PyObject* args, PyObject* kwargs); /* rollouts.c */
 extern PyMethodDef mbtpy_context_calc_methods[];   /* context_calc.c */
 extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */
+extern PyMethodDef mbtpy_context_param_methods[];  /* context_params.c */
+PyObject* mbtpy_context_get_gravity(ContextObject* self, void* unused);
+int mbtpy_context_set_gravity(ContextObject* self, PyObject* value, void* unused);
+/* The parameters of a context as a picklable tuple, and back (-1 with the error set). */
+PyObject* mbtpy_context_params_state(ContextObject* self);
+int mbtpy_context_params_restore(ContextObject* self, PyObject* state);
 
 #define MBTPY_FAST(fn) ((PyCFunction)(void (*)(void))(fn))
 

@@ -285,7 +285,8 @@ static struct PyModuleDef module_def = {
 
 /* The Context methods come from several files: joined here into one table. */
 static PyMethodDef* join_methods(PyMethodDef* base) {
-  PyMethodDef* parts[] = {base, mbtpy_context_calc_methods, mbtpy_context_kin_methods};
+  PyMethodDef* parts[] = {base, mbtpy_context_calc_methods, mbtpy_context_kin_methods,
+                          mbtpy_context_param_methods};
   size_t n = 0;
   for (size_t p = 0; p < sizeof parts / sizeof parts[0]; ++p)
     for (PyMethodDef* m = parts[p]; m->ml_name; ++m) ++n;

@@ -531,7 +531,9 @@ static PyGetSetDef tree_getset[] = {
     {"is_finalized", (getter)tree_get_finalized, NULL, "True after finalize().", NULL},
     {"total_mass", (getter)tree_get_total_mass, NULL, "Sum of all body masses (kg).", NULL},
     {"gravity", (getter)tree_get_gravity, (setter)tree_set_gravity,
-     "g_W (m/s²) of the uniform gravity field (settable).", NULL},
+     "g_W (m/s²): the default gravity (UniformGravityFieldElement::set_gravity_vector). As in\n"
+     "Drake, it is the value contexts take when made (tree.context()) or reset\n"
+     "(ctx.set_default()); setting it leaves existing contexts' ctx.gravity as it is.", NULL},
     {"bodies", (getter)tree_get_bodies, NULL, "Body names by index (tuple).", NULL},
     {"frames", (getter)tree_get_frames, NULL, "Frame names by index (tuple).", NULL},
     {"joints", (getter)tree_get_joints, NULL, "Joint names by index (tuple).", NULL},
@@ -568,7 +570,9 @@ static PyMethodDef tree_methods[] = {
      "finalize(): computes the topology and the q/v slices; the tree is read-only afterwards.\n"
      "A body without an inboard joint gets a quaternion-floating mobilizer."},
     {"context", (PyCFunction)tree_context, METH_NOARGS,
-     "context() -> Context: a new context in the default state (SetDefaultContext)."},
+     "context() -> Context: a new context in the default state (CreateDefaultContext): the\n"
+     "default positions, zero velocities, and the tree's current gravity, body inertias and\n"
+     "default damping as its own parameters."},
     {"__reduce__", (PyCFunction)tree_reduce, METH_NOARGS, NULL},
     {"__setstate__", (PyCFunction)tree_setstate, METH_O, NULL},
     {NULL, NULL, 0, NULL}};
