@@ -21,6 +21,7 @@ PyObject* mbtpy_context_new(TreeObject* tree, mbt_context* ctx, PyObject* owner)
   Py_XINCREF(owner);
   self->owner = owner;
   self->scratch = scratch;
+  self->ws = NULL;
   self->nq = mbt_tree_num_positions(tree->tree);
   self->nv = mbt_tree_num_velocities(tree->tree);
   self->nb = nb;
@@ -32,6 +33,7 @@ static void context_dealloc(ContextObject* self) {
   Py_XDECREF(self->owner);
   Py_XDECREF(self->tree);
   PyMem_Free(self->scratch);
+  mbt_derivatives_workspace_destroy(self->ws);
   PyObject_Free(self);
 }
 

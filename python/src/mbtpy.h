@@ -38,6 +38,7 @@ typedef struct {
   TreeObject* tree;        /* strong reference: the tree outlives the context */
   PyObject* owner;         /* the Simulator when ctx is borrowed from it, else NULL */
   double* scratch;         /* per-body spatial forces and accelerations in node order */
+  mbt_derivatives_workspace* ws;   /* made at the first derivative call, or NULL */
   int nq, nv, nb;
 } ContextObject;
 
@@ -101,6 +102,10 @@ PyObject* mbtpy_batch_rollouts(BatchObject* self, PyObject* args, PyObject* kwar
 extern PyMethodDef mbtpy_context_calc_methods[];   /* context_calc.c */
 extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */
 extern PyMethodDef mbtpy_context_param_methods[];  /* context_params.c */
+extern PyMethodDef mbtpy_context_deriv_methods[];  /* context_derivatives.c */
+extern PyMethodDef mbtpy_tree_config_methods[];    /* context_derivatives.c */
+/* One method table from `n` NULL-terminated ones (allocated once, lives as long as the type). */
+PyMethodDef* mbtpy_join_methods(PyMethodDef* const* parts, size_t n);
 PyObject* mbtpy_context_get_gravity(ContextObject* self, void* unused);
 int mbtpy_context_set_gravity(ContextObject* self, PyObject* value, void* unused);
 /* The parameters of a context as a picklable tuple, and back (-1 with the error set). */

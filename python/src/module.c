@@ -283,19 +283,23 @@ static struct PyModuleDef module_def = {
     "Import the package `mbt`, not this module.",
     -1, module_methods, NULL, NULL, NULL, NULL};
 
-/* The Context methods come from several files: joined here into one table. */
-static PyMethodDef* join_methods(PyMethodDef* base) {
-  PyMethodDef* parts[] = {base, mbtpy_context_calc_methods, mbtpy_context_kin_methods,
-                          mbtpy_context_param_methods};
+PyMethodDef* mbtpy_join_methods(PyMethodDef* const* parts, size_t num_parts) {
   size_t n = 0;
-  for (size_t p = 0; p < sizeof parts / sizeof parts[0]; ++p)
-    for (PyMethodDef* m = parts[p]; m->ml_name; ++m) ++n;
-  PyMethodDef* all = PyMem_Calloc(n + 1, sizeof *all);   /* lives as long as the type */
+  for (size_t p = 0; p < num_parts; ++p)
+    for (const PyMethodDef* m = parts[p]; m->ml_name; ++m) ++n;
+  PyMethodDef* all = PyMem_Calloc(n + 1, sizeof *all);
   if (!all) return NULL;
   n = 0;
-  for (size_t p = 0; p < sizeof parts / sizeof parts[0]; ++p)
-    for (PyMethodDef* m = parts[p]; m->ml_name; ++m) all[n++] = *m;
+  for (size_t p = 0; p < num_parts; ++p)
+    for (const PyMethodDef* m = parts[p]; m->ml_name; ++m) all[n++] = *m;
   return all;
+}
+
+/* The Context methods come from several files: joined here into one table. */
+static PyMethodDef* join_methods(PyMethodDef* base) {
+  PyMethodDef* const parts[] = {base, mbtpy_context_calc_methods, mbtpy_context_kin_methods,
+                                mbtpy_context_param_methods, mbtpy_context_deriv_methods};
+  return mbtpy_join_methods(parts, sizeof parts / sizeof parts[0]);
 }
 
 PyMODINIT_FUNC PyInit__mbt(void) {

@@ -578,16 +578,8 @@ static PyMethodDef tree_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyMethodDef* all_tree_methods(void) {
-  static PyMethodDef* joined;
-  if (joined) return joined;
-  size_t n = 0, m = 0;
-  while (tree_methods[n].ml_name) ++n;
-  while (mbtpy_tree_query_methods[m].ml_name) ++m;
-  joined = PyMem_Calloc(n + m + 1, sizeof *joined);
-  if (!joined) return NULL;
-  memcpy(joined, tree_methods, n * sizeof *joined);
-  memcpy(joined + n, mbtpy_tree_query_methods, m * sizeof *joined);
-  return joined;
+  PyMethodDef* const parts[] = {tree_methods, mbtpy_tree_query_methods, mbtpy_tree_config_methods};
+  return mbtpy_join_methods(parts, sizeof parts / sizeof parts[0]);
 }
 
 static PyObject* tree_repr(TreeObject* self) {
@@ -613,7 +605,7 @@ PyTypeObject Tree_Type = {
     .tp_new = tree_new,
 };
 
-/* The builder and query methods (two files) joined into one table, at module init. */
+/* The builder, query and configuration methods (three files) joined into one table, at module init. */
 int mbtpy_tree_type_init(void) {
   Tree_Type.tp_methods = all_tree_methods();
   return Tree_Type.tp_methods ? 0 : -1;
