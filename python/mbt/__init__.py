@@ -8,13 +8,14 @@
     M = ctx.mass_matrix()
 
 Tree is the MultibodyTree (load_urdf or the builder methods), Context holds the state and
-computes, Simulator integrates in time, Batch spreads many states or
-simulations over threads. Every failed call raises an mbt.Error subclass
+computes, Simulator integrates in time (with contact: ContactModel), Batch
+spreads many states or simulations over threads. Every failed call raises an mbt.Error subclass
 carrying the library's message; bad array shapes or dtypes raise ValueError. See
 docs/python.md.
 """
 from ._mbt import (
     Batch,
+    ContactModel,
     Context,
     DuplicateError,
     Error,
@@ -67,7 +68,7 @@ def spatial_inertia(mass, p_BoBcm_B, I_BBcm_B):
 
 
 __all__ = [
-    "Batch", "Context", "Simulator", "Tree", "load_urdf", "load_urdf_string", "status_string",
+    "Batch", "ContactModel", "Context", "Simulator", "Tree", "load_urdf", "load_urdf_string", "status_string",
     "spatial_inertia",
     "Error", "InvalidArgumentError", "NotFoundError", "DuplicateError", "FinalizedError",
     "NotFinalizedError", "TopologyError", "NonphysicalError", "SizeError", "NoMemoryError",

@@ -50,7 +50,28 @@ typedef struct {
   int running;             /* a batched call is under way (checked under the GIL) */
 } BatchObject;
 
+typedef struct {
+  PyObject_HEAD
+  mbt_contact_model* model;
+  TreeObject* tree;
+  int frozen;              /* given to a simulator: no more shapes */
+} ContactModelObject;
+
+typedef struct {
+  PyObject_HEAD
+  mbt_simulator* sim;
+  TreeObject* tree;
+  PyObject* controller;   /* tau = controller(t, q, v), or NULL */
+  PyObject* observer;     /* observer(t, q, v) -> False to stop, or NULL */
+  PyObject *err_type, *err_value, *err_tb;   /* a callback's exception, re-raised at the end */
+  double* last_x;         /* [q; v; t] at the last accepted step, restored after an exception */
+  int nq, nv;
+  int running;
+  ContactModelObject* contact;  /* the contact model given to the simulator, or NULL */
+} SimulatorObject;
+
 extern PyTypeObject Tree_Type;
+extern PyTypeObject ContactModel_Type;
 extern PyTypeObject Batch_Type;
 extern PyTypeObject Context_Type;
 extern PyTypeObject Simulator_Type;
@@ -111,6 +132,13 @@ int mbtpy_context_set_gravity(ContextObject* self, PyObject* value, void* unused
 /* The parameters of a context as a picklable tuple, and back (-1 with the error set). */
 PyObject* mbtpy_context_params_state(ContextObject* self);
 int mbtpy_context_params_restore(ContextObject* self, PyObject* state);
+
+/* simulator.c: the simulator's counters as a dict (NULL with the error set). */
+PyObject* mbtpy_stats_dict(const mbt_simulator_stats* stats);
+/* sim_contact.c: the contact model of a simulator and the contact results. */
+int mbtpy_sim_set_contact_model(SimulatorObject* self, PyObject* model, void* unused);
+PyObject* mbtpy_sim_get_contact_model(SimulatorObject* self, void* unused);
+extern PyMethodDef mbtpy_sim_contact_methods[];
 
 #define MBTPY_FAST(fn) ((PyCFunction)(void (*)(void))(fn))
 

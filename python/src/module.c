@@ -307,8 +307,12 @@ PyMODINIT_FUNC PyInit__mbt(void) {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return NULL;
   Context_Type.tp_methods = join_methods(Context_Type.tp_methods);
-  if (!Context_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
+  PyMethodDef* const sim_parts[] = {Simulator_Type.tp_methods, mbtpy_sim_contact_methods};
+  Simulator_Type.tp_methods = mbtpy_join_methods(sim_parts, 2);
+  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
       PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 || PyType_Ready(&Batch_Type) < 0 ||
+      PyType_Ready(&ContactModel_Type) < 0 ||
+      PyModule_AddObjectRef(m, "ContactModel", (PyObject*)&ContactModel_Type) < 0 ||
       PyModule_AddObjectRef(m, "Tree", (PyObject*)&Tree_Type) < 0 ||
       PyModule_AddObjectRef(m, "Context", (PyObject*)&Context_Type) < 0 ||
       PyModule_AddObjectRef(m, "Simulator", (PyObject*)&Simulator_Type) < 0 ||

@@ -283,7 +283,7 @@ def test_type_stubs_cover_the_api():
     stub = pathlib.Path(mbt.__file__).with_name("__init__.pyi")
     module = ast.parse(stub.read_text())
     for node in module.body:
-        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator", "Batch"):
+        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator", "Batch", "ContactModel"):
             declared = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | \
                        {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
             actual = {n for n in dir(getattr(mbt, node.name)) if not n.startswith("_")}
