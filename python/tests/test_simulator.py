@@ -1,6 +1,7 @@
 """The simulator from Python: energy, a Python controller and observer, stopping, errors in
 callbacks, and the GIL released while it integrates."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -101,26 +102,59 @@ def test_callback_errors_propagate():
 
 
 def test_the_gil_is_released_while_integrating():
-    """While one thread integrates (no Python callbacks), this thread keeps running Python.
-    Were the GIL held during advance_to, the loop below could not advance until it returned."""
-    sim = mbt.Simulator(_pendulum(), integrator="rk4", dt=1e-5)   # 10⁵ steps
-    started = threading.Event()
-    done = threading.Event()
+    """While a worker thread is inside advance_to (no Python callbacks), the main thread keeps
+    running Python: it takes time stamps inside the middle half of that call. Were the GIL held
+    for the call, the main thread could run only before the call took it or after it returned.
+    Intervals, not speed: nothing here depends on how loaded the machine is."""
+    ctx = mbt.load_urdf(model("ur5.urdf")).context()
+    ctx.q = [0.1, -1.0, 1.0, 0.0, 0.5, 0.0]
+    sim = mbt.Simulator(ctx, integrator="rk4", dt=1e-5)      # 5·10⁴ steps: ~0.4 s on an idle core
+    window = {}
 
     def run():
-        started.set()
-        sim.advance_to(1.0)
-        done.set()
+        window["start"] = time.perf_counter()
+        sim.advance_to(0.5)
+        window["end"] = time.perf_counter()
 
     worker = threading.Thread(target=run)
+    stamps = []
     worker.start()
-    started.wait()
-    spins = 0
-    while not done.is_set() and spins < 200_000:
-        spins += 1
-    finished_first = done.is_set()
+    while worker.is_alive():
+        stamps.append(time.perf_counter())
+        time.sleep(1e-3)
     worker.join()
-    assert spins == 200_000 and not finished_first, "the main thread was blocked by the simulation"
+    start, end = window["start"], window["end"]
+    quarter = (end - start) / 4
+    assert quarter > 0.02, "the simulation was too short to tell"  # > 4 switch intervals
+    inside = [t for t in stamps if start + quarter < t < end - quarter]
+    assert len(inside) >= 2, f"the main thread ran {len(inside)} times in the middle of the call"
+
+
+def test_simulations_in_threads_equal_sequential_ones():
+    """Contexts of one tree are independent: threads give the sequential results bit for bit."""
+    tree = mbt.load_urdf(model("ur5.urdf"))
+    starts = [np.linspace(-0.5, 0.5, 6) * (k + 1) for k in range(4)]
+
+    def simulate(q0):
+        ctx = tree.context()
+        ctx.q = q0
+        sim = mbt.Simulator(ctx, integrator="rk45")
+        sim.advance_to(0.3)
+        return sim.context.x
+
+    expected = [simulate(q0) for q0 in starts]
+    results = [None] * 4
+
+    def work(k):
+        results[k] = simulate(starts[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r, e in zip(results, expected):
+        assert np.array_equal(r, e)
 
 
 def test_worked_example(tmp_path):
