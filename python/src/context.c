@@ -177,6 +177,35 @@ static PyObject* is_joint_locked(ContextObject* self, PyObject* joint) {
   return j < 0 ? NULL : PyBool_FromLong(mbt_joint_is_locked(self->ctx, j));
 }
 
+/* Free bodies (floating joints): the pose X_FM and spatial velocity V_FM_F of M in F. */
+static PyObject* floating_joint_pose(ContextObject* self, PyObject* joint) {
+  const int j = joint_arg(self, joint);
+  mbt_transform X;
+  if (j < 0 || check(self, mbt_floating_joint_get_pose(self->ctx, j, &X)) < 0) return NULL;
+  return mbtpy_transform_to_array(&X);
+}
+static PyObject* set_floating_joint_pose(ContextObject* self, PyObject* args) {
+  PyObject *joint, *pose;
+  mbt_transform X;
+  if (!PyArg_ParseTuple(args, "OO:set_floating_joint_pose", &joint, &pose)) return NULL;
+  const int j = joint_arg(self, joint);
+  if (j < 0 || mbtpy_transform(pose, "X_FM", 0, &X) || check(self, mbt_floating_joint_set_pose(self->ctx, j, &X)) < 0)
+    return NULL;
+  Py_RETURN_NONE;
+}
+static PyObject* set_floating_joint_spatial_velocity(ContextObject* self, PyObject* args) {
+  PyObject *joint, *value, *hold;
+  const double* d;
+  mbt_spatial_velocity V;
+  if (!PyArg_ParseTuple(args, "OO:set_floating_joint_spatial_velocity", &joint, &value)) return NULL;
+  const int j = joint_arg(self, joint);
+  if (j < 0 || mbtpy_input(value, "V_FM_F", 0, 6, 0, &hold, &d)) return NULL;
+  memcpy(V.coeffs, d, sizeof V.coeffs);
+  Py_XDECREF(hold);
+  if (check(self, mbt_floating_joint_set_spatial_velocity(self->ctx, j, &V)) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 static PyObject* set_default(ContextObject* self, PyObject* unused) {
   (void)unused;
   mbt_tree_set_default_context(self->tree->tree, self->ctx);
@@ -286,6 +315,15 @@ static PyMethodDef context_methods[] = {
      "lock_joint(joint): sets its velocities to zero; forward dynamics keeps them at zero."},
     {"unlock_joint", (PyCFunction)unlock_joint, METH_O, "unlock_joint(joint)."},
     {"is_joint_locked", (PyCFunction)is_joint_locked, METH_O, "is_joint_locked(joint) -> bool."},
+    {"floating_joint_pose", (PyCFunction)floating_joint_pose, METH_O,
+     "floating_joint_pose(joint) -> X_FM (4x4): the pose of a floating joint's frame M in F\n"
+     "(Drake's GetFreeBodyPose when F is the world)."},
+    {"set_floating_joint_pose", (PyCFunction)set_floating_joint_pose, METH_VARARGS,
+     "set_floating_joint_pose(joint, X_FM): sets the floating joint's q from a pose (a rigid\n"
+     "transform; SetFreeBodyPose)."},
+    {"set_floating_joint_spatial_velocity", (PyCFunction)set_floating_joint_spatial_velocity, METH_VARARGS,
+     "set_floating_joint_spatial_velocity(joint, V_FM_F): sets its v from the spatial velocity\n"
+     "[w; v] of M in F, expressed in F (SetFreeBodySpatialVelocity)."},
     {"set_default", (PyCFunction)set_default, METH_NOARGS,
      "set_default(): the tree's defaults (seed SetDefaultContext): default positions, zero\n"
      "velocities, time 0, default damping, no locks, and the tree's gravity and body inertias."},

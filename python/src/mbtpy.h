@@ -125,6 +125,8 @@ extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */
 extern PyMethodDef mbtpy_context_param_methods[];  /* context_params.c */
 extern PyMethodDef mbtpy_context_deriv_methods[];  /* context_derivatives.c */
 extern PyMethodDef mbtpy_tree_config_methods[];    /* context_derivatives.c */
+extern PyMethodDef mbtpy_tree_force_methods[];     /* tree_forces.c */
+PyObject* mbtpy_tree_get_force_elements(PyObject* tree, void* unused);
 /* One method table from `n` NULL-terminated ones (allocated once, lives as long as the type). */
 PyMethodDef* mbtpy_join_methods(PyMethodDef* const* parts, size_t n);
 PyObject* mbtpy_context_get_gravity(ContextObject* self, void* unused);

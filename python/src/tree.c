@@ -522,6 +522,8 @@ static PyObject* tree_get_friction(TreeObject* self, void* c) { (void)c; return 
 static PyObject* tree_get_effort(TreeObject* self, void* c) { (void)c; return tree_get_attr(self->joint_effort); }
 
 static PyGetSetDef tree_getset[] = {
+    {"force_elements", (getter)mbtpy_tree_get_force_elements, NULL,
+     "Names of the force elements by index (add_linear_spring_damper, add_revolute_spring, ...).", NULL},
     {"nq", (getter)tree_get_nq, NULL, "Number of generalized positions.", NULL},
     {"nv", (getter)tree_get_nv, NULL, "Number of generalized velocities.", NULL},
     {"num_bodies", (getter)tree_get_num_bodies, NULL, "Number of bodies, the world (body 0) included.", NULL},
@@ -578,7 +580,8 @@ static PyMethodDef tree_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static PyMethodDef* all_tree_methods(void) {
-  PyMethodDef* const parts[] = {tree_methods, mbtpy_tree_query_methods, mbtpy_tree_config_methods};
+  PyMethodDef* const parts[] = {tree_methods, mbtpy_tree_query_methods, mbtpy_tree_config_methods,
+                                mbtpy_tree_force_methods};
   return mbtpy_join_methods(parts, sizeof parts / sizeof parts[0]);
 }
 
@@ -605,7 +608,7 @@ PyTypeObject Tree_Type = {
     .tp_new = tree_new,
 };
 
-/* The builder, query and configuration methods (three files) joined into one table, at module init. */
+/* The builder, query, configuration and force-element methods (four files) joined into one table, at module init. */
 int mbtpy_tree_type_init(void) {
   Tree_Type.tp_methods = all_tree_methods();
   return Tree_Type.tp_methods ? 0 : -1;
