@@ -276,15 +276,46 @@ def test_docstrings_show_equations():
     assert "J_WFp" in mbt.Context.jacobian_spatial_velocity.__doc__
 
 
+def _doc_parameters(name, doc):
+    """The parameter names of the signature `name(a, b=(0, 0, 0), ...)` a docstring opens with."""
+    if not doc or not doc.startswith(name + "("):
+        return None
+    depth, k = 0, len(name)
+    for k in range(len(name), len(doc)):
+        depth += {"(": 1, ")": -1}.get(doc[k], 0)
+        if depth == 0:
+            break
+    params, depth, cur = [], 0, ""
+    for ch in doc[len(name) + 1:k] + ",":
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            params.append(cur.split("=")[0].strip())
+            cur = ""
+        else:
+            cur += ch
+    return [p for p in params if p]
+
+
 def test_type_stubs_cover_the_api():
-    """mbt/__init__.pyi names exactly the public methods and properties of each class."""
+    """mbt/__init__.pyi names exactly the public methods and properties of each class, and each
+    method's parameters as its docstring's signature names them (the names C accepts)."""
     import ast
     import pathlib
     stub = pathlib.Path(mbt.__file__).with_name("__init__.pyi")
     module = ast.parse(stub.read_text())
+    classes = ("Tree", "Context", "Simulator", "Batch", "ContactModel")
+    checked = 0
     for node in module.body:
-        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator", "Batch", "ContactModel"):
+        if isinstance(node, ast.ClassDef) and node.name in classes:
+            cls = getattr(mbt, node.name)
             declared = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | \
                        {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
-            actual = {n for n in dir(getattr(mbt, node.name)) if not n.startswith("_")}
+            actual = {n for n in dir(cls) if not n.startswith("_")}
             assert declared - {"__init__"} == actual, node.name
+            for f in node.body:
+                if isinstance(f, ast.FunctionDef) and not f.name.startswith("_"):
+                    expected = _doc_parameters(f.name, getattr(cls, f.name).__doc__)
+                    assert expected is not None, f"{node.name}.{f.name}: no signature in its docstring"
+                    assert [a.arg for a in f.args.args if a.arg != "self"] == expected, f"{node.name}.{f.name}"
+                    checked += 1
+    assert checked > 90
