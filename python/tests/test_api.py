@@ -274,6 +274,15 @@ def test_docstrings_show_equations():
     assert "M(q)·v̇ + C(q,v)·v − tau_g(q)" in mbt.Context.inverse_dynamics.__doc__
     assert "Featherstone" in mbt.Context.forward_dynamics.__doc__
     assert "J_WFp" in mbt.Context.jacobian_spatial_velocity.__doc__
+    assert "tau = M(q)·v̇ + C(q,v)·v − tau_g(q) + D·v + K·(q − q0) − tau_applied" in \
+        mbt.Context.inverse_dynamics_derivatives.__doc__
+    assert "∂v̇/∂tau = M⁻¹" in mbt.Context.forward_dynamics_derivatives.__doc__
+    assert "q⁺ = q ⊕ h·v⁺" in mbt.Context.semi_implicit_euler_step_derivatives.__doc__
+    assert "M_BBo_B = [m·G_BBo_B   m·[p]×;  −m·[p]×   m·1]" in mbt.Context.body_spatial_inertia.__doc__
+    assert "f = (k·(ℓ − ℓ0) + c·ℓ̇)·û" in mbt.Tree.add_linear_spring_damper.__doc__
+    assert "f_n = max(0, k·(φ − τ_d·v_n))" in mbt.ContactModel.__doc__
+    assert "SetGravityVector(context, g_W)" in mbt.Context.gravity.__doc__
+    assert "contexts take when made" in mbt.Tree.gravity.__doc__
 
 
 def _doc_parameters(name, doc):
