@@ -241,6 +241,9 @@ def test_batch_and_simulator_use_the_context_parameters(ur5):
     sim = mbt.Simulator(still, integrator="rk4", dt=1e-3)
     sim.advance_to(0.2)
     assert np.array_equal(sim.context.q, still.q) and np.array_equal(sim.context.gravity, [0, 0, 0])
+    # Rollouts start from each context with its own parameters.
+    runs = batch.rollouts([still, ur5.context()], 0.2, integrator="rk4", dt=1e-3)
+    assert np.array_equal(runs[0]["x_final"], still.x) and runs[1]["status"] == 0
     falling = mbt.Simulator(ur5.context(), integrator="rk4", dt=1e-3)
     falling.context.q = x[0, :ur5.nq]
     falling.advance_to(0.2)
