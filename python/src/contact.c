@@ -4,6 +4,8 @@
  * simulator sized its work memory from it. */
 #include "mbtpy.h"
 
+#include <limits.h>
+
 static int check(ContactModelObject* self, int status) {
   if (status < 0) mbtpy_raise(status, mbt_contact_model_last_error(self->model));
   return status;
@@ -159,7 +161,7 @@ static PyObject* add_vertices(ContactModelObject* self, PyObject* args, PyObject
     return NULL;
   arr = PyArray_FROMANY(pts, NPY_DOUBLE, 2, 2, NPY_ARRAY_IN_ARRAY);
   if (!arr) return NULL;
-  if (PyArray_DIM((PyArrayObject*)arr, 1) != 3 || PyArray_DIM((PyArrayObject*)arr, 0) > 1000000) {
+  if (PyArray_DIM((PyArrayObject*)arr, 1) != 3 || PyArray_DIM((PyArrayObject*)arr, 0) > INT_MAX / 3) {
     Py_DECREF(arr);
     return PyErr_Format(PyExc_ValueError, "p_GV: expected an n x 3 array of vertex positions");
   }
