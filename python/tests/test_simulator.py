@@ -1,13 +1,12 @@
 """The simulator from Python: energy, a Python controller and observer, stopping, errors in
 callbacks, and the GIL released while it integrates."""
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import mbt
-from conftest import model
+from conftest import model, stamps_inside
 
 
 def _no_damping(ctx):
@@ -109,25 +108,9 @@ def test_the_gil_is_released_while_integrating():
     ctx = mbt.load_urdf(model("ur5.urdf")).context()
     ctx.q = [0.1, -1.0, 1.0, 0.0, 0.5, 0.0]
     sim = mbt.Simulator(ctx, integrator="rk4", dt=1e-5)      # 5·10⁴ steps: ~0.4 s on an idle core
-    window = {}
-
-    def run():
-        window["start"] = time.perf_counter()
-        sim.advance_to(0.5)
-        window["end"] = time.perf_counter()
-
-    worker = threading.Thread(target=run)
-    stamps = []
-    worker.start()
-    while worker.is_alive():
-        stamps.append(time.perf_counter())
-        time.sleep(1e-3)
-    worker.join()
-    start, end = window["start"], window["end"]
-    quarter = (end - start) / 4
-    assert quarter > 0.02, "the simulation was too short to tell"  # > 4 switch intervals
-    inside = [t for t in stamps if start + quarter < t < end - quarter]
-    assert len(inside) >= 2, f"the main thread ran {len(inside)} times in the middle of the call"
+    inside, duration = stamps_inside(lambda: sim.advance_to(0.5))
+    assert duration > 0.08, "the simulation was too short to tell"  # a quarter > 4 switch intervals
+    assert inside >= 2, f"the main thread ran {inside} times in the middle of the call"
 
 
 def test_simulations_in_threads_equal_sequential_ones():
