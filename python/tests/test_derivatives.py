@@ -159,3 +159,22 @@ def test_derivative_errors():
     unfinished = mbt.Tree()
     with pytest.raises(mbt.NotFinalizedError):
         unfinished.integrate_configuration([], [])
+
+
+def test_lqr_example_balances_the_double_pendulum(tmp_path):
+    """python/examples/balance_lqr.py (docs/python.md): the gain from the analytic step
+    Jacobians stabilizes the upright pendulum, which falls without it."""
+    import importlib.util
+    from conftest import ROOT
+    spec = importlib.util.spec_from_file_location("balance_lqr", ROOT / "python" / "examples" / "balance_lqr.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    log, K, A, B = example.main(str(tmp_path / "balance.png"))
+    assert np.max(np.abs(np.linalg.eigvals(A))) > 1.0                  # upright is unstable
+    assert np.max(np.abs(np.linalg.eigvals(A - B @ K))) < 1.0
+    assert log[-1, 0] == pytest.approx(5.0) and np.max(np.abs(log[-1, 1:])) < 1e-4
+    start = example.double_pendulum().context()
+    start.q = [0.2, -0.2]
+    free = mbt.Simulator(start, integrator="rk4", dt=1e-3)
+    free.advance_to(2.0)
+    assert np.max(np.abs(free.context.q)) > 1.0                        # without the gain it falls
