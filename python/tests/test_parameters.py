@@ -260,3 +260,18 @@ def test_spatial_inertia_helper():
     assert np.allclose((M @ np.r_[w, v])[3:], 2.0 * (v + np.cross(w, p)))
     with pytest.raises(ValueError):
         mbt.spatial_inertia(1.0, [0, 0], np.eye(3))
+
+
+def test_default_damping_and_positions_are_fixed_at_finalize(ur5):
+    """Drake: set_default_damping requires an unfinalized plant; the context's damping is the
+    per-context parameter. Gravity is the tree default that can change after finalize."""
+    ctx = ur5.context()
+    d0 = ctx.joint_damping("elbow_joint").copy()
+    with pytest.raises(mbt.FinalizedError, match="elbow_joint"):
+        ur5.set_default_damping("elbow_joint", [3.0])
+    with pytest.raises(mbt.FinalizedError, match="elbow_joint"):
+        ur5.set_default_positions("elbow_joint", [0.3])
+    assert np.array_equal(ur5.context().joint_damping("elbow_joint"), d0)
+    ctx.set_joint_damping("elbow_joint", [3.0])
+    assert ctx.joint_damping("elbow_joint")[0] == 3.0
+    assert np.array_equal(ur5.context().joint_damping("elbow_joint"), d0)
