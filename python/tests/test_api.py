@@ -325,6 +325,22 @@ def test_type_stubs_cover_the_api():
                 if isinstance(f, ast.FunctionDef) and not f.name.startswith("_"):
                     expected = _doc_parameters(f.name, getattr(cls, f.name).__doc__)
                     assert expected is not None, f"{node.name}.{f.name}: no signature in its docstring"
-                    assert [a.arg for a in f.args.args if a.arg != "self"] == expected, f"{node.name}.{f.name}"
+                    params = [a.arg for a in f.args.posonlyargs + f.args.args if a.arg != "self"]
+                    assert params == expected, f"{node.name}.{f.name}"
+                    positional = bool(f.args.posonlyargs) or (not params and f.args.args)
+                    if params:
+                        assert _takes_keywords(node.name, f.name) != positional, f"{node.name}.{f.name}: '/'"
                     checked += 1
     assert checked > 90
+
+
+def _takes_keywords(cls_name, method):
+    """Whether the C method accepts keyword arguments: an unknown keyword is refused either as
+    unknown (it takes keywords) or because it takes none. Nothing runs."""
+    tree = mbt.load_urdf(model("ur5.urdf"))
+    ctx = tree.context()
+    objects = {"Tree": tree, "Context": ctx, "Simulator": mbt.Simulator(ctx), "Batch": mbt.Batch(tree, 1),
+               "ContactModel": mbt.ContactModel(tree)}
+    with pytest.raises(TypeError) as e:
+        getattr(objects[cls_name], method)(_probe_=1)
+    return "no keyword arguments" not in str(e.value)
