@@ -175,6 +175,20 @@ static void test_model_instances(void** state) {
   mbt_context_destroy(c);
   mbt_tree_destroy(tree);
   mbt_urdf_result_free(&r);
+  /* A floating model placed at X_WR starts there, its q the world pose. */
+  const char* ball = "<robot name='b'><link name='b'><inertial><mass value='1'/><inertia ixx='1' iyy='1' izz='1' "
+                     "ixy='0' ixz='0' iyz='0'/></inertial></link></robot>";
+  assert_int_equal(mbt_urdf_load_string(ball, strlen(ball), "b.urdf", MBT_URDF_FLOATING, &r), MBT_OK);
+  tree = mbt_tree_create();
+  assert_int_equal(mbt_tree_add_model_instance(tree, r.tree, "ball", &X[0]), 1);
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  c = mbt_context_create(tree);
+  assert_int_equal(mbt_context_body_pose_in_world(tree, c, 1, &Xi), MBT_OK);
+  tu_assert_transform_near(&Xi, &X[0], 1e-15);
+  for (int k = 0; k < 3; ++k) assert_near(mbt_context_q(c)[4 + k], X[0].p.v[k], 1e-15);
+  mbt_context_destroy(c);
+  mbt_tree_destroy(tree);
+  mbt_urdf_result_free(&r);
 }
 
 int main(void) {

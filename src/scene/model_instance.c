@@ -66,6 +66,19 @@ static int copy_joint_data(mbt_tree* tree, const mbt_tree* src, int j, int jt) {
   return st;
 }
 
+/* A floating root keeps its frames; its default pose moves by X_WR, so that its q is the
+ * world pose: X_FM' = X_WF⁻¹·X_WR·X_WF·X_FM (X_WF = X_PF on the world). */
+static int place_floating(mbt_tree* tree, const mbt_tree* src, int j, int jt, const mbt_transform* X_WF,
+                          const mbt_transform* X_WR) {
+  mbt_transform X_FM;
+  int st = mbt_joint_get_default_pose(src, j, &X_FM);
+  if (st) return st;
+  const mbt_transform X_WM = mbt_transform_compose(X_WF, &X_FM), X_FW = mbt_transform_inverse(X_WF);
+  const mbt_transform X_WM_new = mbt_transform_compose(X_WR, &X_WM);
+  X_FM = mbt_transform_compose(&X_FW, &X_WM_new);
+  return mbt_joint_set_default_pose(tree, jt, &X_FM);
+}
+
 static int copy_joints(mbt_tree* tree, const mbt_tree* src, const char* name, const int* body_map,
                        const mbt_transform* X_WR) {
   char buf[1024];
@@ -74,12 +87,14 @@ static int copy_joints(mbt_tree* tree, const mbt_tree* src, const char* name, co
     mbt_tree_frame_pose_in_body(src, mbt_joint_frame_on_parent(src, j), &X_PF);
     mbt_tree_frame_pose_in_body(src, mbt_joint_frame_on_child(src, j), &X_BM);
     const int parent = mbt_joint_parent_body(src, j);
-    if (parent == 0) X_PF = mbt_transform_compose(X_WR, &X_PF); /* X_WF = X_WR·X_RF */
+    const bool floating_root = parent == 0 && mbt_joint_type_of(src, j) == MBT_JOINT_QUATERNION_FLOATING;
+    if (parent == 0 && !floating_root) X_PF = mbt_transform_compose(X_WR, &X_PF); /* X_WF = X_WR·X_RF */
     scoped(buf, sizeof buf, name, mbt_joint_name(src, j));
     const int jt = add_joint_like(tree, src, j, buf, body_map[parent], body_map[mbt_joint_child_body(src, j)], &X_PF,
                                   &X_BM);
     if (jt < 0) return jt;
-    const int st = copy_joint_data(tree, src, j, jt);
+    int st = copy_joint_data(tree, src, j, jt);
+    if (!st && floating_root) st = place_floating(tree, src, j, jt, &X_PF, X_WR);
     if (st) return st;
   }
   return MBT_OK;

@@ -11,7 +11,13 @@
  *   v⁺ = v* + M⁻¹·Jᵀ·γ,  q⁺ = q + h·N(q)·v⁺
  * M comes from the composite-rigid-body algorithm and is factored once per step with contact;
  * a step without contact costs one forward dynamics. Everything is allocated in
- * mbt_simulator_set_contact_model. */
+ * mbt_simulator_set_contact_model.
+ * Joint position limits join the contact problem (as MuJoCo treats them [Todorov, "Convex and
+ * analytically-invertible dynamics with contacts and constraints", ICRA 2014]): a coordinate
+ * beyond its limit by φ, or able to reach it within the step, is a one-row contact with
+ * J = ±e_i, no friction, and the normal law of the limit penalty (k, c: τ_d = c/k) taken at the
+ * end of the step. The explicit penalty of the other integrators would make light bodies (a
+ * gripper's fingers) unstable at millisecond steps once c·h exceeds twice their inertia. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +27,7 @@
 
 struct mbt__sim_contact {
   mbt__detection* det;
-  int nv, capacity, num_bodies;
+  int nv, capacity, num_bodies;  /* capacity: the detection's contacts plus the joint limits */
   mbt__contact_solver_options opt;
   mbt_real* M;        /* [nv × nv], then its Cholesky factor */
   mbt_real* J;        /* [3cap × nv] */
@@ -72,7 +78,7 @@ static void* zalloc(size_t n, size_t size, bool* failed) {
   return p;
 }
 
-static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, int nv) {
+static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, int nv, int num_limits) {
   struct mbt__sim_contact* c = calloc(1, sizeof *c);
   if (!c) return NULL;
   bool failed = false;
@@ -81,9 +87,9 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
     free(c);
     return NULL;
   }
-  const size_t cap = (size_t)c->det->capacity, n = (size_t)nv;
+  const size_t cap = (size_t)(c->det->capacity + num_limits), n = (size_t)nv;
   c->nv = nv;
-  c->capacity = c->det->capacity;
+  c->capacity = (int)cap;
   c->num_bodies = model->tree->num_bodies;
   c->opt.max_iterations = 100;
   c->opt.tolerance = 1e-6;
@@ -148,10 +154,33 @@ static int add_point_jacobian(mbt_simulator* sim, struct mbt__sim_contact* c, in
   return MBT_OK;
 }
 
-/* J, Y = M⁻¹·Jᵀ (by rows), W = J·Y, v_c* = J·v*, and the normal law's b_n and R_n. */
-static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h) {
-  const int nv = c->nv, n3 = 3 * nc;
-  memset(c->J, 0, sizeof(mbt_real) * (size_t)(n3 * nv));
+/* Rows nc, nc + 1, ... of the problem: the joint limits that are or may be reached within the
+ * step (φ + h·|q̇| > 0), each a frictionless contact on one coordinate. Their count. */
+static int add_limit_rows(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h) {
+  const mbt_real k = sim->limit_stiffness, tau_d = mbt_lt(0, k) ? sim->limit_damping / k : 0;
+  int n = nc;
+  for (int i = 0; i < sim->num_limits && mbt_lt(0, k); ++i) {
+    const mbt__sim_limit* L = &sim->limits[i];
+    const mbt_real q = sim->x[L->q_index], reach = h * mbt_abs(v_star[L->v_index]);
+    const mbt_real phi_up = q - L->upper, phi_lo = L->lower - q;
+    const bool up = mbt_lt(0, phi_up + reach), lo = mbt_lt(0, phi_lo + reach);
+    if (!up && !lo) continue;
+    mbt_real* J = c->J + (size_t)(3 * n) * (size_t)c->nv;
+    J[L->v_index] = up ? -1 : 1; /* the row's normal pushes the coordinate back inside */
+    c->R_n[n] = 1 / (h * k * (h + tau_d));
+    c->b_n[n] = (up ? phi_up : phi_lo) / (h + tau_d);
+    c->mu_s[n] = c->mu_d[n] = 0;
+    ++n;
+  }
+  return n - nc;
+}
+
+/* J, Y = M⁻¹·Jᵀ (by rows), W = J·Y, v_c* = J·v*, and the normal law's b_n and R_n, for the nc
+ * contacts then the joint limits; returns the limits' count in *nl. */
+static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h,
+                    int* nl) {
+  const int nv = c->nv;
+  memset(c->J, 0, sizeof(mbt_real) * (size_t)(3 * c->capacity * nv));
   for (int i = 0; i < nc; ++i) {
     const mbt__contact* ct = &c->det->contacts[i];
     mbt_vec3* b = &c->basis[3 * i];
@@ -165,6 +194,8 @@ static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, cons
     c->mu_s[i] = ct->mu_s;
     c->mu_d[i] = ct->mu_d;
   }
+  *nl = add_limit_rows(sim, c, nc, v_star, h);
+  const int n3 = 3 * (nc + *nl);
   for (int r = 0; r < n3; ++r) {
     mbt_real* y = c->Y + r * nv;
     memcpy(y, c->J + r * nv, sizeof(mbt_real) * (size_t)nv);
@@ -242,6 +273,17 @@ static void keep_for_warm_start(struct mbt__sim_contact* c, int nc) {
   c->num_prev = nc;
 }
 
+/* Whether a joint limit is or may be reached within the step (add_limit_rows' test). */
+static bool limits_near(const mbt_simulator* sim, const mbt_real* v_star, mbt_real h) {
+  if (!mbt_lt(0, sim->limit_stiffness)) return false;
+  for (int i = 0; i < sim->num_limits; ++i) {
+    const mbt__sim_limit* L = &sim->limits[i];
+    const mbt_real q = sim->x[L->q_index], reach = h * mbt_abs(v_star[L->v_index]);
+    if (mbt_lt(0, q - L->upper + reach) || mbt_lt(0, L->lower - q + reach)) return true;
+  }
+  return false;
+}
+
 /* v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*, with the contacts at the work context's q. */
 static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   struct mbt__sim_contact* c = sim->contact;
@@ -252,20 +294,22 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   sim->stats.contacts_dropped += c->det->dropped;
   c->num_results = 0;
   memset(c->F_Bo_W, 0, sizeof(mbt_spatial_force) * (size_t)c->num_bodies);
-  if (nc == 0) {
+  if (nc == 0 && !limits_near(sim, v, h)) {
     c->num_prev = 0;
     return MBT_OK;
   }
+  int nl = 0;
   st = mbt_calc_mass_matrix(sim->tree, sim->work, c->M);
   if (!st) st = mbt_cholesky_factor(c->M, nv);
-  if (!st) st = assemble(sim, c, nc, v, h);
+  if (!st) st = assemble(sim, c, nc, v, h, &nl);
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
-  const mbt__contact_problem p = {nc, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
+  const mbt__contact_problem p = {nc + nl, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
   warm_start(c, nc);
+  for (int r = 3 * nc; r < 3 * (nc + nl); ++r) c->gamma[r] = 0;
   const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt, c->gamma, c->vc);
   sim->stats.contact_iterations += ss.iterations;
   if (!ss.converged) ++sim->stats.contact_unconverged;
-  for (int r = 0; r < 3 * nc; ++r)
+  for (int r = 0; r < 3 * (nc + nl); ++r)
     for (int k = 0; k < nv; ++k) v[k] += c->Y[r * nv + k] * c->gamma[r];
   record_results(sim, c, nc, h);
   keep_for_warm_start(c, nc);
@@ -274,7 +318,9 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
 
 int mbt__step_time_stepping(mbt_simulator* sim, mbt_real t, mbt_real h) {
   const int nq = sim->nq, nv = sim->nv;
+  sim->limits_in_step = sim->contact != NULL; /* the limits are rows of the contact problem */
   int st = mbt__sim_eval(sim, t, sim->x, sim->k[0]);
+  sim->limits_in_step = false;
   if (st) return st;
   mbt_real* v = sim->xn + nq;
   for (int i = 0; i < nv; ++i) v[i] = sim->x[nq + i] + h * sim->k[0][nq + i];
@@ -305,7 +351,7 @@ int mbt_simulator_set_contact_model(mbt_simulator* sim, const mbt_contact_model*
                           "mbt_simulator_set_contact_model: contact needs the 'time_stepping' integrator "
                           "('%s' assumes a smooth state derivative; see docs/contact.md)",
                           mbt_integrator_name(sim->opt.integrator));
-  struct mbt__sim_contact* c = contact_create(model, sim->nv);
+  struct mbt__sim_contact* c = contact_create(model, sim->nv, sim->num_limits);
   if (!c) return mbt__sim_error(sim, MBT_ERR_NO_MEMORY, "mbt_simulator_set_contact_model: out of memory");
   if (sim->contact) c->opt = sim->contact->opt;
   mbt__sim_contact_destroy(sim->contact);

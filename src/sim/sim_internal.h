@@ -40,6 +40,7 @@ struct mbt_simulator {
   mbt__sim_limit* limits;     /* [num_limits] */
   bool* beyond;               /* [num_limits] beyond its limit at the last accepted step */
   struct mbt__sim_contact* contact; /* time_stepping with a contact model (contact_step.c) */
+  bool limits_in_step;        /* the step handles the joint limits: no penalty in the derivative */
   char error[MBT_ERROR_MAX];
 };
 
