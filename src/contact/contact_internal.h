@@ -47,6 +47,10 @@ typedef struct {
 /* The most contact points one shape pair produces (a vertex set gives up to this many of its
  * deepest vertices). */
 #define MBT__MAX_PAIR_CONTACTS 8
+/* A vertex set keeps its 4 deepest vertices in a pair: enough to support a body on a face or
+ * a rounded foot, half the rows of 8 for the contact problem (a flat face with more than 4
+ * coplanar hull vertices rests on the 4 deepest of them). */
+#define MBT__MAX_VERTEX_CONTACTS 4
 
 mbt__cshape mbt__cshape_sphere(mbt_real radius);
 mbt__cshape mbt__cshape_capsule(mbt_real radius, mbt_real half_length);

@@ -5,7 +5,7 @@
  * reference face [Ericson, Real-Time Collision Detection, 2005, §4.4.1, §5.2.1; Gregorius,
  * "The separating axis test between convex polyhedra", GDC 2013]); a cylinder against a half
  * space (four rim points per cap); a vertex set against a sphere, capsule, box or half
- * space (each vertex inside the other shape, the deepest MBT__MAX_PAIR_CONTACTS kept).
+ * space (each vertex inside the other shape, the deepest MBT__MAX_VERTEX_CONTACTS kept).
  * Every other pair (cylinder against a non-plane, vertex set against a vertex set or a
  * cylinder, two half spaces) gives no contact: mbt__collide_supported tells. */
 #include "contact/contact_internal.h"
@@ -350,7 +350,7 @@ static int points_vs(const mbt__cshape* a, const mbt_transform* X_WA, const mbt_
     const mbt_vec3 v = mbt_transform_apply(X_WA, a->points[i]);
     mbt__contact_point c;
     if (!sphere_vs(v, 0, b, X_WB, margin, &c)) continue;
-    if (count < MBT__MAX_PAIR_CONTACTS) {
+    if (count < MBT__MAX_VERTEX_CONTACTS) {
       out[count++] = c;
     } else {
       int k = 0;
