@@ -42,6 +42,25 @@ void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
   free(ws);
 }
 
+/* up[k] and end[k] of every velocity: the velocities of a node are a chain of virtual one-dof
+ * joints (the node's body on the last), and in depth-first order a subtree's velocities are
+ * contiguous. */
+static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, int* last, int* end_v) {
+  last[0] = -1;
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    last[i] = L->nv > 0 ? L->v_start + L->nv - 1 : last[L->parent];
+    end_v[i] = L->v_start + L->nv;
+    for (int j = 0; j < L->nv; ++j) ws->up[L->v_start + j] = j == 0 ? last[L->parent] : L->v_start + j - 1;
+  }
+  for (int i = ws->nl - 1; i > 1; --i) {
+    const int p = tree->local_nodes[i].parent;
+    if (p > 0 && end_v[i] > end_v[p]) end_v[p] = end_v[i];
+  }
+  for (int i = 1; i < ws->nl; ++i)
+    for (int j = 0; j < tree->local_nodes[i].nv; ++j) ws->end[tree->local_nodes[i].v_start + j] = end_v[i];
+}
+
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
   if (!tree) return NULL;
   if (!tree->finalized) {
@@ -54,30 +73,36 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->tree = tree;
   ws->nv = tree->nv;
   ws->nl = tree->num_local_nodes;
-  /* One block per node array, one per velocity array, one of doubles. */
-  const size_t node_bytes = nl * (sizeof(mbt_transform) + 3 * sizeof(mbt_v6) + sizeof(mbt_inertia_moments) + sizeof(mbt_m6));
-  ws->X_WM = malloc(node_bytes);
-  ws->S = malloc(n1 * 8 * sizeof(mbt_v6) + n1 * sizeof(int));
-  ws->vdot = malloc((4 * n1 + 7 * n1 * n1) * sizeof(mbt_real));
+  /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
+  const size_t node_bytes =
+      nl * (sizeof(mbt_transform) + 3 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
+  ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
+  ws->S = malloc(n1 * (9 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 2 * sizeof(int)));
+  ws->vdot = malloc((4 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
   }
   char* p = (char*)ws->X_WM;
   p += nl * sizeof(mbt_transform);
-  ws->Yc = (mbt_m6*)p, p += nl * sizeof(mbt_m6);
   ws->V = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->A = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->F = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
-  ws->Ic = (mbt_inertia_moments*)p;
+  ws->Yc = (mbt_ymat*)p, p += nl * sizeof(mbt_ymat);
+  ws->Ib = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
+  ws->Ic = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
+  int* node_ints = (int*)p;
   mbt_v6* s = ws->S;
   ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->Phi = s + 4 * n1;
-  ws->Omega = s + 5 * n1, ws->SI = s + 6 * n1, ws->SY = s + 7 * n1;
-  ws->free_dofs = (int*)(s + 8 * n1);
+  ws->Omega = s + 5 * n1, ws->SI = s + 6 * n1, ws->SY = s + 7 * n1, ws->U = s + 8 * n1;
+  ws->Ia = (mbt_real*)(s + 9 * n1), ws->Dinv = ws->Ia + 36 * n1;
+  ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1;
   ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1;
-  ws->L = ws->rhs2 + n1;
-  ws->T1 = ws->L + n1 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->T1 = ws->rhs2 + n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
+  ws->PA = ws->T6 + n1 * n1;
+  ws->last = node_ints;
+  velocity_tree(tree, ws, node_ints, node_ints + nl);
   return ws;
 }
 
@@ -132,19 +157,49 @@ static void inertia_at_Wo(const mbt_inertia_moments* I, const mbt_transform* X_W
   J->K[0] = A[0][0], J->K[1] = A[1][1], J->K[2] = A[2][2], J->K[3] = A[0][1], J->K[4] = A[0][2], J->K[5] = A[1][2];
 }
 
-/* Y = I·(v×) − (I·v)×̄* − v×*·I column by column: Y·x = I·(v × x) − x ×* (I·v) − v ×* (I·x). */
-static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, mbt_real* Y) {
-  mbt_v6 h, e, t, It, c1, c2;
-  mbt__moments_mul6(I, v, h);
-  for (int c = 0; c < 6; ++c) {
-    for (int r = 0; r < 6; ++r) e[r] = r == c;
-    mbt__v6_cross(v, e, t);
-    mbt__moments_mul6(I, t, It);
-    mbt__v6_cross_force(e, h, c1);
-    mbt__moments_mul6(I, e, t);
-    mbt__v6_cross_force(v, t, c2);
-    for (int r = 0; r < 6; ++r) Y[r * 6 + c] = It[r] - c1[r] - c2[r];
-  }
+/* Y of one body (derivatives_internal.h): with C = K·[ω]×, K·[ω]× − [ω]×·K = C + Cᵀ (K is
+ * symmetric), and [h]×[u]× + [u]×[h]× = u·hᵀ + h·uᵀ − 2(u·h)·1. */
+static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, const mbt_real* Iv, mbt_ymat* Y) {
+  const mbt_real* K = I->K;
+  const mbt_real* h = I->h.v;
+  const mbt_real w0 = v[0], w1 = v[1], w2 = v[2], u0 = v[3], u1 = v[4], u2 = v[5];
+  /* C = K·[ω]×: column c is K·(ω × ê_c). */
+  const mbt_real C00 = K[3] * w2 - K[4] * w1, C01 = K[4] * w0 - K[0] * w2, C02 = K[0] * w1 - K[3] * w0;
+  const mbt_real C10 = K[1] * w2 - K[5] * w1, C11 = K[5] * w0 - K[3] * w2, C12 = K[3] * w1 - K[1] * w0;
+  const mbt_real C20 = K[5] * w2 - K[2] * w1, C21 = K[2] * w0 - K[4] * w2, C22 = K[4] * w1 - K[5] * w0;
+  const mbt_real uh = u0 * h[0] + u1 * h[1] + u2 * h[2];
+  Y->s[0] = 2 * (C00 + u0 * h[0] - uh);
+  Y->s[1] = 2 * (C11 + u1 * h[1] - uh);
+  Y->s[2] = 2 * (C22 + u2 * h[2] - uh);
+  Y->s[3] = C01 + C10 + u0 * h[1] + h[0] * u1;
+  Y->s[4] = C02 + C20 + u0 * h[2] + h[0] * u2;
+  Y->s[5] = C12 + C21 + u1 * h[2] + h[1] * u2;
+  for (int r = 0; r < 3; ++r) Y->n[r] = Iv[r], Y->b[r] = 2 * Iv[3 + r];
+}
+
+/* Σ·x for Σ stored as (xx, yy, zz, xy, xz, yz). */
+static inline void sym3_mul(const mbt_real* s, const mbt_real* x, mbt_real* y) {
+  y[0] = s[0] * x[0] + s[3] * x[1] + s[4] * x[2];
+  y[1] = s[3] * x[0] + s[1] * x[1] + s[5] * x[2];
+  y[2] = s[4] * x[0] + s[5] * x[1] + s[2] * x[2];
+}
+/* Y·x = [Σ·x_ω + n × x_ω; b × x_ω] */
+static inline void y_mul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
+  sym3_mul(Y->s, x, y);
+  y[0] += Y->n[1] * x[2] - Y->n[2] * x[1];
+  y[1] += Y->n[2] * x[0] - Y->n[0] * x[2];
+  y[2] += Y->n[0] * x[1] - Y->n[1] * x[0];
+  y[3] = Y->b[1] * x[2] - Y->b[2] * x[1];
+  y[4] = Y->b[2] * x[0] - Y->b[0] * x[2];
+  y[5] = Y->b[0] * x[1] - Y->b[1] * x[0];
+}
+/* Yᵀ·x = [Σ·x_ω − n × x_ω − b × x_v; 0]: its angular part. */
+static inline void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
+  sym3_mul(Y->s, x, y);
+  y[0] -= Y->n[1] * x[2] - Y->n[2] * x[1] + Y->b[1] * x[5] - Y->b[2] * x[4];
+  y[1] -= Y->n[2] * x[0] - Y->n[0] * x[2] + Y->b[2] * x[3] - Y->b[0] * x[5];
+  y[2] -= Y->n[0] * x[1] - Y->n[1] * x[0] + Y->b[0] * x[4] - Y->b[1] * x[3];
+  y[3] = y[4] = y[5] = 0;
 }
 
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
@@ -199,82 +254,92 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   }
 }
 
-/* The node's own Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
+/* The node's own Ib = Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
 static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
   const mbt_real *V = ws->V[i], *A = ws->A[i];
   mbt_inertia_moments* I = &ws->Ic[i];
   inertia_at_Wo(&ctx->I_Mo_M[i], &ws->X_WM[i], I);
+  ws->Ib[i] = *I;
   mbt_v6 Ia, Iv, vIv;
   mbt__moments_mul6(I, A, Ia);
   mbt__moments_mul6(I, V, Iv);
   mbt__v6_cross_force(V, Iv, vIv);
   for (int r = 0; r < 6; ++r) ws->F[i][r] = Ia[r] + vIv[r];
-  body_Y(I, V, ws->Yc[i]);
+  body_Y(I, V, Iv, &ws->Yc[i]);
 }
 
-/* Ic·x, Ycᵀ·x, Yc·x */
-static inline void yc_tmul(const mbt_real* Y, const mbt_real* x, mbt_real* y) {
-  for (int c = 0; c < 6; ++c)
-    y[c] = Y[c] * x[0] + Y[6 + c] * x[1] + Y[12 + c] * x[2] + Y[18 + c] * x[3] + Y[24 + c] * x[4] + Y[30 + c] * x[5];
-}
-static inline void yc_mul(const mbt_real* Y, const mbt_real* x, mbt_real* y) {
-  for (int r = 0; r < 6; ++r) y[r] = mbt__v6_dot(Y + 6 * r, x);
+static inline mbt_real dot3(const mbt_real* a, const mbt_real* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k, Ycᵀ·S_k, tau_k,
+ * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k. */
+static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives) {
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  const mbt_ymat* Yc = &ws->Yc[i];
+  const mbt_real* S = ws->S[k];
+  mbt__moments_mul6(Ic, S, ws->SI[k]);
+  if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
+  if (!derivatives) return;
+  mbt_v6 t1, t2;
+  y_tmul(Yc, S, ws->SY[k]);
+  mbt__v6_cross_force(S, ws->F[i], ws->Phi[k]);
+  y_mul(Yc, ws->Wk[k], t1);
+  mbt__moments_mul6(Ic, ws->Bk[k], t2);
+  for (int r = 0; r < 6; ++r) ws->Phi[k][r] += t1[r] + t2[r];
+  y_mul(Yc, S, t1);
+  mbt__moments_mul6(Ic, ws->Gk[k], t2);
+  for (int r = 0; r < 6; ++r) ws->Omega[k][r] = t2[r] - t1[r];
 }
 
-/* Tip to base for local node i (its subtree's Ic, Yc, F complete): the per-velocity Φ, Ω,
- * Ic·S, Ycᵀ·S; tau; the entries of the node's rows and columns with itself and its ancestors;
- * then Ic, Yc, F added into the parent's. */
+/* The entries of velocity j (local node i) with every velocity k of an ancestor node:
+ *   M_jk = M_kj = (Ic·S_j)·S_k,  ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,  ∂tau_k/∂q_j = S_k·Φ_j,
+ *   ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k,  ∂tau_k/∂v_j = S_k·Ω_j. */
+static void ancestor_entries(const mbt_derivatives_workspace* ws, int k0, int j, mbt_real* dq, mbt_real* dv,
+                             mbt_real* M) {
+  const size_t nv = (size_t)ws->nv;
+  const mbt_real *SI = ws->SI[j], *SY = ws->SY[j], *Phi = ws->Phi[j], *Om = ws->Omega[j];
+  mbt_real *dqj = dq + (size_t)j * nv, *dvj = dv + (size_t)j * nv;
+  for (int k = ws->up[k0]; k >= 0; k = ws->up[k]) {
+    const mbt_real* Sk = ws->S[k];
+    dqj[k] = dot3(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k]);
+    dq[(size_t)k * nv + j] = mbt__v6_dot(Sk, Phi);
+    dvj[k] = mbt__v6_dot(SI, ws->Gk[k]) - dot3(SY, Sk);
+    dv[(size_t)k * nv + j] = mbt__v6_dot(Sk, Om);
+    if (M) M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, Sk);
+  }
+}
+
+/* Tip to base for local node i: per velocity (backward_velocity), the entries within the node
+ * and with its ancestors; then Ic, Yc, F added into the parent's. */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv, nv = ws->nv;
-  const mbt_inertia_moments* Ic = &ws->Ic[i];
-  const mbt_real* Yc = ws->Yc[i];
-  for (int k = k0; k < k0 + nk; ++k) {
-    mbt_v6 t1, t2;
-    const mbt_real* S = ws->S[k];
-    mbt__moments_mul6(Ic, S, ws->SI[k]);
-    yc_tmul(Yc, S, ws->SY[k]);
-    if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
-    if (!dq) continue;
-    mbt__v6_cross_force(S, ws->F[i], ws->Phi[k]);
-    yc_mul(Yc, ws->Wk[k], t1);
-    mbt__moments_mul6(Ic, ws->Bk[k], t2);
-    for (int r = 0; r < 6; ++r) ws->Phi[k][r] += t1[r] + t2[r];
-    yc_mul(Yc, S, t1);
-    mbt__moments_mul6(Ic, ws->Gk[k], t2);
-    for (int r = 0; r < 6; ++r) ws->Omega[k][r] = t2[r] - t1[r];
-  }
+  for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *SY = ws->SY[j], *Sj = ws->S[j];
     for (int k = k0; k < k0 + nk; ++k) {
       if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
       dq[(size_t)j * nv + k] = moves_with(L->type, j - k0, k - k0)
-                                   ? mbt__v6_dot(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k])
+                                   ? dot3(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k])
                                    : mbt__v6_dot(Sj, ws->Phi[k]);
       dv[(size_t)j * nv + k] = mbt__v6_dot(Sj, ws->Omega[k]);
     }
-    for (int a = L->parent; a > 0; a = tree->local_nodes[a].parent) {
-      const mbt_local_node* La = &tree->local_nodes[a];
-      for (int k = La->v_start; k < La->v_start + La->nv; ++k) {
-        const mbt_real* Sk = ws->S[k];
-        if (M) M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, Sk);
-        if (!dq) continue;
-        dq[(size_t)j * nv + k] = mbt__v6_dot(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k]);
-        dq[(size_t)k * nv + j] = mbt__v6_dot(Sk, ws->Phi[j]);
-        dv[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->Gk[k]) - mbt__v6_dot(SY, Sk);
-        dv[(size_t)k * nv + j] = mbt__v6_dot(Sk, ws->Omega[j]);
-      }
+    if (dq) {
+      ancestor_entries(ws, k0, j, dq, dv, M);
+    } else if (M) {
+      for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
+        M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, ws->S[k]);
     }
   }
   const int p = L->parent;
   if (p == 0) return;
   mbt_inertia_moments* Ip = &ws->Ic[p];
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
   Ip->m += Ic->m;
   Ip->h = mbt_vec3_add(Ip->h, Ic->h);
-  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r];
-  for (int r = 0; r < 36; ++r) ws->Yc[p][r] += Yc[r];
+  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r], ws->Yc[p].s[r] += ws->Yc[i].s[r];
+  for (int r = 0; r < 3; ++r) ws->Yc[p].n[r] += ws->Yc[i].n[r], ws->Yc[p].b[r] += ws->Yc[i].b[r];
 }
 
 /* tau += D·v + K·(q − q0) − tau_app, ∂tau/∂v += D, ∂tau/∂q += K (revolute springs). */

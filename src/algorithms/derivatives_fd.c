@@ -2,10 +2,14 @@
  *
  * Forward dynamics inverts inverse dynamics: tau_ID(q, v, FD(q, v, tau), tau) = 0 for all
  * (q, v, tau), so by the implicit function theorem [Carpentier & Mansard, RSS 2018, §IV]
- *   ∂v̇/∂q = −M⁻¹·∂tau_ID/∂q,  ∂v̇/∂v = −M⁻¹·∂tau_ID/∂v  at v̇ = FD,  ∂v̇/∂tau = M⁻¹,
- * with M = ∂tau_ID/∂v̇ from the same pass. With locked joints only the free block M_ff acts
- * (v̇ of a locked joint is 0): M⁻¹ is M_ff⁻¹ padded with zeros. M_ff = L·Lᵀ by the dense
- * Cholesky factorization; M⁻¹ = L⁻ᵀ·L⁻¹. */
+ *   ∂v̇/∂q = −M⁻¹·∂tau_ID/∂q,  ∂v̇/∂v = −M⁻¹·∂tau_ID/∂v  at v̇ = FD,  ∂v̇/∂tau = M⁻¹.
+ * M⁻¹ comes from the articulated-body recursion applied to the nv unit torques at once
+ * [Carpentier, "Analytical inverse of the joint space inertia matrix", 2018], in W about Wo
+ * (no transforms), O(nv²), without forming M: the velocities of a node are a chain of
+ * virtual one-dof joints (the node's body on the last one), which has the same M. With
+ * locked joints only the free block M_ff acts (v̇ of a locked joint is 0): a locked velocity
+ * passes its articulated inertia on whole, as a weld, and its rows and columns of M⁻¹ are
+ * zero (M_ff⁻¹ padded with zeros). */
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
@@ -24,56 +28,139 @@ static int check_force_elements(const mbt_tree* tree, mbt_context* ctx, const ch
   return MBT_OK;
 }
 
-/* ws->L = L with L·Lᵀ = M_ff (packed nf×nf), ws->free_dofs; the number of free velocities, or
- * a negative status (singular: the message names the body). */
-static int factor_free_block(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
-                             const mbt_real* M) {
-  const int nv = tree->nv;
-  int nf = 0;
-  for (int k = 0; k < nv; ++k)
-    if (!(ctx->any_locked && ctx->v_locked[k])) ws->free_dofs[nf++] = k;
-  for (int a = 0; a < nf; ++a)
-    for (int b = 0; b < nf; ++b) ws->L[(size_t)a * nf + b] = M[(size_t)ws->free_dofs[a] * nv + ws->free_dofs[b]];
-  int row = 0;
-  if (mbt__cholesky_factor_ex(ws->L, nf, nf, NULL, &row) != MBT_OK) {
-    const int dof = ws->free_dofs[row];
-    const mbt_node* n = &tree->nodes[tree->v_node[dof]];
-    return mbt__context_error(ctx, MBT_ERR_SINGULAR,
-                              "body '%s': mass matrix is singular at velocity %d (mobilizer '%s'): its inverse "
-                              "and the forward dynamics derivatives are undefined",
-                              tree->bodies[n->body].name, dof, tree->mobilizers[n->mobilizer].name);
-  }
-  return nf;
+/* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
+static void moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
+  const mbt_real* K = I->K;
+  const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
+  const mbt_real rows[36] = {K[0], K[3], K[4], 0,   -h2, h1,  K[3], K[1], K[5], h2, 0,  -h0,
+                             K[4], K[5], K[2], -h1, h0,  0,   0,    h2,   -h1,  m,  0,  0,
+                             -h2,  0,    h0,   0,   m,   0,   h1,   -h0,  0,    0,  0,  m};
+  memcpy(P, rows, sizeof rows);
 }
 
-/* Minv (nv×nv) = M_ff⁻¹ padded with zeros, from the factor: column b of M_ff⁻¹ solves
- * L·Lᵀ·x = e_b (symmetric: only b <= a is solved for, then mirrored). */
-static void inverse_from_factor(const mbt_tree* tree, mbt_derivatives_workspace* ws, int nf, mbt_real* Minv) {
-  const int nv = tree->nv;
-  memset(Minv, 0, (size_t)nv * (size_t)nv * sizeof(mbt_real));
-  mbt_real* x = ws->rhs;
-  for (int b = 0; b < nf; ++b) {
-    for (int a = 0; a < nf; ++a) x[a] = a == b;
-    mbt__cholesky_solve_ex(ws->L, nf, nf, x);
-    for (int a = b; a < nf; ++a) {
-      const size_t ia = (size_t)ws->free_dofs[a], ib = (size_t)ws->free_dofs[b];
-      Minv[ia * nv + ib] = Minv[ib * nv + ia] = x[a];
+static int singular_error(const mbt_tree* tree, mbt_context* ctx, int dof) {
+  const mbt_node* n = &tree->nodes[tree->v_node[dof]];
+  return mbt__context_error(ctx, MBT_ERR_SINGULAR,
+                            "body '%s': mass matrix is singular at velocity %d (mobilizer '%s'): its inverse "
+                            "and the forward dynamics derivatives are undefined",
+                            tree->bodies[n->body].name, dof, tree->mobilizers[n->mobilizer].name);
+}
+
+/* Ia_k of every velocity: the body of a node on its last velocity, zero elsewhere. */
+static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws) {
+  memset(ws->Ia, 0, (size_t)ws->nv * 36 * sizeof(mbt_real));
+  for (int i = 1; i < ws->nl; ++i) {
+    if (ws->last[i] < 0) continue;
+    mbt_real P[36];
+    mbt_real* Ia = ws->Ia + (size_t)ws->last[i] * 36;
+    moments_matrix(&ws->Ib[i], P);
+    for (int r = 0; r < 36; ++r) Ia[r] += P[r];
+  }
+  (void)tree;
+}
+
+/* Tip to base over the velocities, for the unit torques of k's subtree (columns j in
+ * [k, end_k)) at once: U_k = Ia_k·S_k, D_k = S_kᵀ·U_k, the first part of row k of M⁻¹
+ *   Minv_kj = (δ_kj − S_kᵀ·P_k,j)/D_k,
+ * then Ia_λ += Ia_k − U_k·U_kᵀ/D_k and P_λ,j = P_k,j + U_k·Minv_kj (each column of P_λ comes
+ * from one child: no accumulation). P_k is 6 rows of nv in ws->PA. */
+static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  const int nv = ws->nv;
+  for (int k = nv - 1; k >= 0; --k) {
+    const int up = ws->up[k], e = ws->end[k];
+    const bool locked = ctx->any_locked && ctx->v_locked[k];
+    mbt_real* Ia = ws->Ia + (size_t)k * 36;
+    const mbt_real* S = ws->S[k];
+    const mbt_real* P = ws->PA + (size_t)k * 6 * nv;
+    mbt_real* row = Minv + (size_t)k * nv;
+    mbt_real* U = ws->U[k];
+    if (locked) {
+      for (int j = k; j < e; ++j) row[j] = 0;
+      for (int r = 0; r < 6; ++r) U[r] = 0;
+      ws->Dinv[k] = 0;
+    } else {
+      for (int r = 0; r < 6; ++r) U[r] = mbt__v6_dot(Ia + 6 * r, S);
+      const mbt_real D = mbt__v6_dot(S, U), Mkk = mbt__v6_dot(S, ws->SI[k]);
+      if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), D) && mbt_isfinite(D))) return singular_error(tree, ctx, k);
+      const mbt_real Dinv = 1 / D;
+      ws->Dinv[k] = Dinv;
+      row[k] = Dinv;
+      for (int j = k + 1; j < e; ++j) row[j] = 0;
+      for (int r = 0; r < 6; ++r) {
+        const mbt_real c = -Dinv * S[r], *p = P + (size_t)r * nv;
+        for (int j = k + 1; j < e; ++j) row[j] += c * p[j];
+      }
+    }
+    if (up < 0) continue;
+    mbt_real* Iu = ws->Ia + (size_t)up * 36;
+    const mbt_real Dinv = ws->Dinv[k];
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
+    mbt_real* Pu = ws->PA + (size_t)up * 6 * nv;
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real* p = P + (size_t)r * nv;
+      mbt_real* pu = Pu + (size_t)r * nv;
+      const mbt_real u = U[r];
+      pu[k] = u * row[k];
+      for (int j = k + 1; j < e; ++j) pu[j] = p[j] + u * row[j];
     }
   }
+  return MBT_OK;
 }
 
-/* Y = −Minv·X (nv×nv; Minv zero outside the free rows and columns). */
-static void neg_product(const mbt_derivatives_workspace* ws, int nv, int nf, const mbt_real* Minv, const mbt_real* X,
-                        mbt_real* Y) {
-  memset(Y, 0, (size_t)nv * (size_t)nv * sizeof(mbt_real));
-  for (int a = 0; a < nf; ++a) {
-    const size_t i = (size_t)ws->free_dofs[a];
+/* Base to tip, the upper triangle (j ≥ k): with A_k,j the acceleration of k's virtual body
+ * under the unit torque j (6 rows of nv in ws->PA, over P_k, which is no longer needed),
+ *   Minv_kj −= U_kᵀ·A_λ,j/D_k,  A_k,j = A_λ,j + S_k·Minv_kj;
+ * then the lower triangle by symmetry. */
+static void minv_forward(mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  const int nv = ws->nv;
+  for (int k = 0; k < nv; ++k) {
+    const int up = ws->up[k], e = ws->end[k];
+    const mbt_real* S = ws->S[k];
+    mbt_real* row = Minv + (size_t)k * nv;
+    mbt_real* Ak = ws->PA + (size_t)k * 6 * nv;
+    for (int j = e; j < nv; ++j) row[j] = 0;
+    if (up < 0) {
+      for (int r = 0; r < 6; ++r)
+        for (int j = k; j < nv; ++j) Ak[(size_t)r * nv + j] = S[r] * row[j];
+      continue;
+    }
+    const mbt_real* Au = ws->PA + (size_t)up * 6 * nv;
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real c = -ws->Dinv[k] * ws->U[k][r], *a = Au + (size_t)r * nv;
+      for (int j = k; j < nv; ++j) row[j] += c * a[j];
+    }
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real *a = Au + (size_t)r * nv, s = S[r];
+      mbt_real* ak = Ak + (size_t)r * nv;
+      for (int j = k; j < nv; ++j) ak[j] = a[j] + s * row[j];
+    }
+  }
+  for (int k = 0; k < nv; ++k)
+    for (int j = k + 1; j < nv; ++j) Minv[(size_t)j * nv + k] = Minv[(size_t)k * nv + j];
+}
+
+/* M⁻¹ (nv×nv) at the state of the last pass of mbt__id_derivatives (S, Ib, Ic·S). */
+static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  init_articulated(tree, ws);
+  const int st = minv_backward(tree, ctx, ws, Minv);
+  if (st) return st;
+  minv_forward(ws, Minv);
+  return MBT_OK;
+}
+
+/* Y = −Minv·X (nv×nv). Row j of X (a ∂tau_ID/∂(q, v)) is zero beyond the end of j's subtree. */
+static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
+  const size_t nv = (size_t)ws->nv;
+  memset(Y, 0, nv * nv * sizeof(mbt_real));
+  for (size_t i = 0; i < nv; ++i) {
     mbt_real* y = Y + i * nv;
-    for (int b = 0; b < nf; ++b) {
-      const size_t j = (size_t)ws->free_dofs[b];
-      const mbt_real m = Minv[i * nv + j];
+    const mbt_real* m = Minv + i * nv;
+    for (size_t j = 0; j < nv; ++j) {
+      const mbt_real c = m[j];
       const mbt_real* x = X + j * nv;
-      for (int k = 0; k < nv; ++k) y[k] -= m * x[k];
+      const size_t e = (size_t)ws->end[j];
+      for (size_t k = 0; k < e; ++k) y[k] -= c * x[k];
     }
   }
 }
@@ -84,11 +171,8 @@ int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_der
   int st = mbt__derivatives_check(tree, ctx, ws, what);
   if (st) return st;
   if (!Minv && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: Minv is NULL", what);
-  mbt__id_derivatives(tree, ctx, ws, NULL, NULL, mbt_vec3_zero(), false, NULL, NULL, NULL, NULL, ws->T3);
-  const int nf = factor_free_block(tree, ctx, ws, ws->T3);
-  if (nf < 0) return nf;
-  inverse_from_factor(tree, ws, nf, Minv);
-  return MBT_OK;
+  mbt__id_derivatives(tree, ctx, ws, NULL, NULL, mbt_vec3_zero(), false, NULL, NULL, NULL, NULL, NULL);
+  return minv_recursion(tree, ctx, ws, Minv);
 }
 
 int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
@@ -102,14 +186,11 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dvdot_dq and dvdot_dv are required", what);
   if ((st = check_force_elements(tree, ctx, what))) return st;
   if ((st = mbt_calc_forward_dynamics(tree, ctx, tau_app, NULL, ws->vdot))) return st;
-  mbt__id_derivatives(tree, ctx, ws, ctx->v, ws->vdot, ctx->g_W, true, tau_app, NULL, ws->T1, ws->T2,
-                      ws->T3);
-  const int nf = factor_free_block(tree, ctx, ws, ws->T3);
-  if (nf < 0) return nf;
-  inverse_from_factor(tree, ws, nf, ws->T3);
-  neg_product(ws, nv, nf, ws->T3, ws->T1, dvdot_dq);
-  neg_product(ws, nv, nf, ws->T3, ws->T2, dvdot_dv);
-  if (dvdot_dtau) memcpy(dvdot_dtau, ws->T3, (size_t)nv * (size_t)nv * sizeof(mbt_real));
+  mbt__id_derivatives(tree, ctx, ws, ctx->v, ws->vdot, ctx->g_W, true, tau_app, NULL, ws->T1, ws->T2, NULL);
+  mbt_real* Minv = dvdot_dtau ? dvdot_dtau : ws->T3;
+  if ((st = minv_recursion(tree, ctx, ws, Minv))) return st;
+  neg_product(ws, Minv, ws->T1, dvdot_dq);
+  neg_product(ws, Minv, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
   return MBT_OK;
 }

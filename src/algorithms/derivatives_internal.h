@@ -12,7 +12,17 @@
 #include "algorithms/algorithms_internal.h"
 
 typedef mbt_real mbt_v6[6];
-typedef mbt_real mbt_m6[36];   /* row-major 6×6 */
+
+/* Y = I·(v×) − (I·v)×̄* − v×*·I of a body (or a sum of them over a subtree). With I = {m, h, K}
+ * about Wo and v = [ω; u], its right half vanishes and its lower-left block is skew:
+ *   Y = [[Σ + [n]×, 0], [[b]×, 0]],  Σ = K·[ω]× − [ω]×·K + u·hᵀ + h·uᵀ − 2(u·h)·1 (symmetric),
+ *   n = K·ω + h × u (the angular part of I·v),  b = 2·(m·u + ω × h) (twice its linear part),
+ * so Y acts on the angular part of its argument alone (docs/derivatives.md). */
+typedef struct {
+  mbt_real s[6];   /* Σ as (xx, yy, zz, xy, xz, yz) */
+  mbt_real n[3];
+  mbt_real b[3];
+} mbt_ymat;
 
 struct mbt_derivatives_workspace {
   const mbt_tree* tree;
@@ -21,8 +31,9 @@ struct mbt_derivatives_workspace {
   mbt_transform* X_WM;          /* pose of the node's frame M */
   mbt_v6* V;                    /* V_WM at Wo */
   mbt_v6* A;                    /* spatial acceleration at Wo (gravity as the base's −g) */
+  mbt_inertia_moments* Ib;      /* the node's own inertia about Wo, in W */
   mbt_inertia_moments* Ic;      /* composite inertia of the subtree about Wo, in W */
-  mbt_m6* Yc;                   /* composite Y = Σ I·(v×) − (I·v)×̄* − v×*·I (derivatives.c) */
+  mbt_ymat* Yc;                 /* composite Y of the subtree (above) */
   mbt_v6* F;                    /* net force of the subtree's bodies, at Wo */
   /* per velocity */
   mbt_v6* S;                    /* column of the motion subspace at Wo, in W */
@@ -32,14 +43,20 @@ struct mbt_derivatives_workspace {
   mbt_v6* Phi;                  /* ∂F/∂q_k of the node's subtree */
   mbt_v6* Omega;                /* ∂F/∂v_k of the node's subtree */
   mbt_v6* SI;                   /* Ic·S_j */
-  mbt_v6* SY;                   /* Ycᵀ·S_j */
+  mbt_v6* SY;                   /* Ycᵀ·S_j (angular part; the linear part is zero) */
+  mbt_v6* U;                    /* Ia_k·S_k (mass matrix inverse) */
+  mbt_real* Ia;                 /* [nv][36] articulated inertia of velocity k's virtual body */
+  mbt_real* Dinv;               /* [nv] 1/(S_kᵀ·Ia_k·S_k) */
+  int* up;                      /* [nv] the velocity before k on the path to the root, −1 at it */
+  int* end;                     /* [nv] one past the last velocity of k's subtree */
+  int* last;                    /* [nl] the last velocity of a node or, without any, of its nearest
+                                   ancestor with one (−1: none) */
+  mbt_real* PA;                 /* [nv][6][nv] forces, then accelerations (mass matrix inverse) */
   /* dense scratch */
   mbt_real *vdot, *rhs;         /* [nv] each, forward dynamics */
   mbt_real *vdot2, *rhs2;       /* [nv] each, the step */
-  mbt_real* L;                  /* [nv·nv] factor of M (free block) */
   mbt_real *T1, *T2, *T3;       /* [nv·nv] each, forward dynamics */
   mbt_real *T4, *T5, *T6;       /* [nv·nv] each, the step */
-  int* free_dofs;               /* [nv] the unlocked velocities */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
