@@ -149,20 +149,41 @@ static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivative
   return MBT_OK;
 }
 
-/* Y = −Minv·X (nv×nv). Row j of X (a ∂tau_ID/∂(q, v)) is zero beyond the end of j's subtree. */
-static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
+/* Rows i..i+3, columns k..k+3 of Y = −Minv·X, in registers. X_jk is zero unless j and k are
+ * on one path to the root: for j < k unless k is in j's subtree (end_j > k), for j ≥ k
+ * beyond the subtrees of the columns (j ≥ je). */
+static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k, const mbt_real* Minv,
+                              const mbt_real* X, mbt_real* Y) {
   const size_t nv = (size_t)ws->nv;
-  memset(Y, 0, nv * nv * sizeof(mbt_real));
-  for (size_t i = 0; i < nv; ++i) {
-    mbt_real* y = Y + i * nv;
-    const mbt_real* m = Minv + i * nv;
-    for (size_t j = 0; j < nv; ++j) {
-      const mbt_real c = m[j];
-      const mbt_real* x = X + j * nv;
-      const size_t e = (size_t)ws->end[j];
-      for (size_t k = 0; k < e; ++k) y[k] -= c * x[k];
+  int je = 0;
+  for (int c = k; c < k + 4; ++c) je = ws->end[c] > je ? ws->end[c] : je;
+  mbt_real a[4][4] = {{0}};
+  const mbt_real* m = Minv + (size_t)i * nv;
+  for (int j = 0; j < je; ++j) {
+    if (ws->end[j] <= k) continue;
+    const mbt_real* x = X + (size_t)j * nv + k;
+    const mbt_real x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+    for (int r = 0; r < 4; ++r) {
+      const mbt_real c = m[r * nv + (size_t)j];
+      a[r][0] += c * x0, a[r][1] += c * x1, a[r][2] += c * x2, a[r][3] += c * x3;
     }
   }
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
+}
+
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 4×4 blocks, then the remaining rows and columns. */
+static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
+  const int nv = ws->nv, n4 = nv & ~3;
+  for (int i = 0; i < n4; i += 4)
+    for (int k = 0; k < n4; k += 4) neg_product_block(ws, i, k, Minv, X, Y);
+  for (int i = 0; i < nv; ++i)
+    for (int k = i < n4 ? n4 : 0; k < nv; ++k) {
+      mbt_real a = 0;
+      for (int j = 0; j < nv; ++j)
+        if (ws->end[j] > k) a += Minv[(size_t)i * nv + j] * X[(size_t)j * nv + k];
+      Y[(size_t)i * nv + k] = -a;
+    }
 }
 
 int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
