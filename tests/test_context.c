@@ -51,7 +51,7 @@ static void test_create_allocates_everything(void** state) {
                       ctx->pc.M_Bo_W,  ctx->pc.p_WBcm,      ctx->vc.V_WB,    ctx->vc.V_PB_W,   ctx->vc.V_FM,
                       ctx->ac.A_WB,    ctx->aba.node_last_dof, ctx->scratch_A,   ctx->scratch_F,
                       ctx->scratch_F2, ctx->scratch_I,     ctx->M_BBo_B};
-  void* per_local_node[] = {ctx->aba.X_WM, ctx->aba.I_Wo, ctx->aba.Ic_trace, ctx->aba.P, ctx->aba.flags,
+  void* per_local_node[] = {ctx->aba.X_WM, ctx->aba.p_WoRo, ctx->aba.I_Ro, ctx->aba.Ic_trace, ctx->aba.P, ctx->aba.flags,
                             ctx->aba.V,    ctx->aba.c,    ctx->aba.Z,     ctx->aba.A, ctx->I_Mo_M};
   for (size_t k = 0; k < sizeof per_local_node / sizeof per_local_node[0]; ++k) assert_non_null(per_local_node[k]);
   const int nl = m.t->num_local_nodes;
@@ -70,7 +70,8 @@ static void test_create_allocates_everything(void** state) {
   ctx->aba.e[nv - 1] = 1;
   ctx->aba.P[nl - 1].C.zz = 1;
   ctx->aba.Ic_trace[nl - 1] = 1;
-  ctx->aba.I_Wo[nl - 1].m = 1;
+  ctx->aba.I_Ro[nl - 1].m = 1;
+  ctx->aba.p_WoRo[nl - 1] = mbt_vec3_zero();
   ctx->I_Mo_M[nl - 1].m = 1;
   ctx->aba.X_WM[nl - 1] = mbt_transform_identity();
   ctx->aba.V[nl - 1].coeffs[5] = 1;

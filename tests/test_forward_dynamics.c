@@ -4,6 +4,7 @@
  *   - ABA = Cholesky path; the shipped models' qdd against the reference data (Pinocchio);
  *   - locked joints: v̇ = 0, and the rest equals the model with those joints welded;
  *   - singular articulated inertia: MBT_ERR_SINGULAR naming the body, vdot unchanged;
+ *   - translation invariance: v̇ and M unchanged to round-off when the model is moved by 1 km;
  *   - no heap allocation in the Calc functions; dense Cholesky on its own. */
 #include "support/test_util.h"
 
@@ -528,6 +529,111 @@ static void test_massless_intermediate_body_is_regular(void** state) {
   mbt_tree_destroy(tree);
 }
 
+/* ---- translation invariance ------------------------------------------------------------------- */
+/* v̇ by both paths and M at the context's state, for tau and Fapp. */
+typedef struct {
+  mbt_real* vdot;
+  mbt_real* vdot_chol;
+  mbt_real* M;
+} fd_outputs;
+
+static void calc_fd_outputs(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau, const mbt_spatial_force* Fapp,
+                            fd_outputs* out) {
+  const int nv = mbt_tree_num_velocities(tree);
+  out->vdot = calloc((size_t)nv, sizeof(mbt_real));
+  out->vdot_chol = calloc((size_t)nv, sizeof(mbt_real));
+  out->M = calloc((size_t)nv * (size_t)nv, sizeof(mbt_real));
+  if (mbt_calc_forward_dynamics(tree, ctx, tau, Fapp, out->vdot)) fail_msg("FD: %s", mbt_context_last_error(ctx));
+  assert_int_equal(mbt_calc_forward_dynamics_via_mass_matrix(tree, ctx, tau, Fapp, out->vdot_chol), MBT_OK);
+  assert_int_equal(mbt_calc_mass_matrix(tree, ctx, out->M), MBT_OK);
+}
+
+static void free_fd_outputs(fd_outputs* out) {
+  free(out->vdot);
+  free(out->vdot_chol);
+  free(out->M);
+}
+
+/* The outputs of a model and of the same model translated by 1 km agree to round-off relative to
+ * their size: ‖Δv̇‖∞ <= tol·‖v̇‖∞ (both paths), ‖ΔM‖∞ <= tol·‖M‖∞. */
+static void check_translated(const char* name, int nv, const fd_outputs* a, const fd_outputs* b, double tol) {
+  const double e_aba = tu_max_abs_diff(a->vdot, b->vdot, nv) / tu_max_abs(a->vdot, nv);
+  const double e_chol = tu_max_abs_diff(a->vdot_chol, b->vdot_chol, nv) / tu_max_abs(a->vdot_chol, nv);
+  const double e_M = tu_max_abs_diff(a->M, b->M, nv * nv) / tu_max_abs(a->M, nv * nv);
+  print_message("%s translated by 1 km: |v̇| %.3g, relative change of v̇ %.2g (ABA) %.2g (via M), of M %.2g\n",
+                name, tu_max_abs(a->vdot, nv), e_aba, e_chol, e_M);
+  if (!(e_aba <= tol && e_chol <= tol && e_M <= tol)) fail_msg("%s: not translation invariant (tol %g)", name, tol);
+}
+
+static const mbt_vec3 KM = {{600, -480, 640}}; /* |KM| = 1000 m */
+
+static void add_vec3(mbt_real* x, mbt_vec3 d) {
+  for (int k = 0; k < 3; ++k) x[k] += d.v[k];
+}
+
+/* The floating double pendulum (inertias ~1e-5 kg·m², |v̇| ~1e4) moved by its base's position
+ * coordinates; the tree of every joint type (two subtrees of the world, one on a revolute joint,
+ * gravity, a spring between the subtrees, damping, a user force) moved by the poses of its joints
+ * to the world. Round-off at 1 km is 1e3·2⁻⁵² ≈ 2e-13 m in a position. */
+static void test_translation_invariance(void** state) {
+  (void)state;
+  const double tol = 1e-11;
+  mbt_urdf_result r;
+  tu_load_urdf("double_pendulum", MBT_URDF_FLOATING, &r);
+  mbt_tree* pend = r.tree;
+  mbt_context* ctx = mbt_context_create(pend);
+  tu_seed(5);
+  tu_rand_state(pend, ctx);
+  const int nq = mbt_tree_num_positions(pend), nv = mbt_tree_num_velocities(pend);
+  mbt_real tau[64], q[64];
+  assert_true(nv <= 64 && nq <= 64);
+  tu_rand_array(tau, nv, 1e-3);
+  fd_outputs a, b;
+  calc_fd_outputs(pend, ctx, tau, NULL, &a);
+  memcpy(q, mbt_context_q(ctx), sizeof(mbt_real) * (size_t)nq);
+  add_vec3(q + mbt_joint_position_start(pend, mbt_tree_joint_by_name(pend, "root_joint")) + 4, KM);
+  assert_int_equal(mbt_context_set_q(ctx, q, nq), MBT_OK);
+  calc_fd_outputs(pend, ctx, tau, NULL, &b);
+  check_translated("floating double pendulum", nv, &a, &b, tol);
+  free_fd_outputs(&a);
+  free_fd_outputs(&b);
+  mbt_context_destroy(ctx);
+  mbt_urdf_result_free(&r);
+
+  body_params p[NUM_SPECS];
+  make_params(7, p);
+  mbt_tree* t1 = build_tree(p, NULL);
+  for (int i = 0; i < NUM_SPECS; ++i)
+    if (SPECS[i].parent && !strcmp(SPECS[i].parent, "world")) p[i].X_PF.p = mbt_vec3_add(p[i].X_PF.p, KM);
+  mbt_tree* t2 = build_tree(p, NULL);
+  mbt_context* c1 = mbt_context_create(t1);
+  mbt_context* c2 = mbt_context_create(t2);
+  tu_rand_state(t1, c1);
+  const int n1q = mbt_tree_num_positions(t1), n1v = mbt_tree_num_velocities(t1);
+  mbt_real* q2 = calloc((size_t)n1q, sizeof *q2);
+  mbt_real* tau2 = calloc((size_t)n1v, sizeof *tau2);
+  mbt_spatial_force* Fapp = calloc((size_t)mbt_tree_num_bodies(t1), sizeof *Fapp);
+  for (int k = 1; k < mbt_tree_num_bodies(t1); ++k) tu_rand_array(Fapp[k].coeffs, 6, 1.0);
+  tu_rand_array(tau2, n1v, 1.0);
+  memcpy(q2, mbt_context_q(c1), sizeof(mbt_real) * (size_t)n1q);
+  const int L = mbt_tree_body_mobilizer(t2, mbt_tree_body_by_name(t2, "L"));
+  add_vec3(q2 + mbt_mobilizer_position_start_in_q(t2, L) + 4, KM);
+  assert_int_equal(mbt_context_set_q(c2, q2, n1q), MBT_OK);
+  assert_int_equal(mbt_context_set_v(c2, mbt_context_v(c1), n1v), MBT_OK);
+  calc_fd_outputs(t1, c1, tau2, Fapp, &a);
+  calc_fd_outputs(t2, c2, tau2, Fapp, &b);
+  check_translated("tree of every joint type", n1v, &a, &b, tol);
+  free_fd_outputs(&a);
+  free_fd_outputs(&b);
+  free(q2);
+  free(tau2);
+  free(Fapp);
+  mbt_context_destroy(c1);
+  mbt_context_destroy(c2);
+  mbt_tree_destroy(t1);
+  mbt_tree_destroy(t2);
+}
+
 /* ---- allocations ------------------------------------------------------------------------------ */
 static void test_no_allocations(void** state) {
   (void)state;
@@ -631,6 +737,7 @@ int main(void) {
       cmocka_unit_test(test_locked_joints_act_as_welds),
       cmocka_unit_test(test_singular_articulated_inertia),
       cmocka_unit_test(test_massless_intermediate_body_is_regular),
+      cmocka_unit_test(test_translation_invariance),
       cmocka_unit_test(test_no_allocations),
       cmocka_unit_test(test_cholesky),
       cmocka_unit_test(test_argument_errors),

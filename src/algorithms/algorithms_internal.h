@@ -185,17 +185,23 @@ static inline void mbt__moments_reexpress(const mbt_inertia_moments* I, const mb
   IR->m = I->m;
 }
 
-/* The pose X_WM of a local node's frame M and its H columns at Wo in W, from its moving
- * ancestor's X_WA: R_WF = R_WA·R_AF, p_WFo = p_WAo + R_WA·p_AF, X_WM = X_WF·X_FM(q); a column
- * [w; v_Mo] of H_FM at Mo in F is [R_WF·w; R_WF·v_Mo + p_WoMo × R_WF·w] at Wo in W.
- * Revolute (about ẑ): R_WM = R_WF·R_z(q) (12 products), w = column z of R_WF, v_Mo = 0;
- * prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0, v_Mo = column z of R_WF. */
-static inline void mbt__local_pose_and_H_Wo(const mbt_tree* tree, const mbt_context* ctx,
-                                            const mbt_local_node* L, const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H_Wo) {
+/* The pose X_WM of a local node's frame M and its H columns at the reference point Ro in W, from
+ * its moving ancestor's X_WA. Positions are measured from Ro, the origin Mo of the node of the
+ * subtree that hangs from the world (the recursions stay exact however far the bodies are from
+ * Wo: products about Wo would lose |p_WoMo|² digits): for a node hanging from the world
+ * (L->parent == 0, X_WA = I), *p_WoRo receives p_WoMo and X_WM->p = 0; below it, X_WM->p is
+ * p_RoMo and *p_WoRo is left alone. R_WF = R_WA·R_AF, p_RoFo = p_RoAo + R_WA·p_AF,
+ * X_WM = X_WF·X_FM(q); a column [w; v_Mo] of H_FM at Mo in F is [R_WF·w; R_WF·v_Mo + p_RoMo × R_WF·w]
+ * at Ro in W. Revolute (about ẑ): R_WM = R_WF·R_z(q) (12 products), w = column z of R_WF,
+ * v_Mo = 0; prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0, v_Mo = column z of R_WF. */
+static inline void mbt__local_pose_and_H_Ro(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L,
+                                            const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H,
+                                            mbt_vec3* p_WoRo) {
   const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
-  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  const mbt_vec3 p_RoFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
   const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]);
   const mbt_real* q = ctx->q + L->q_start;
+  const bool root = L->parent == 0;
   if (L->type == MBT_MOBILIZER_REVOLUTE) {
     const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
     for (int r = 0; r < 3; ++r) {
@@ -203,16 +209,18 @@ static inline void mbt__local_pose_and_H_Wo(const mbt_tree* tree, const mbt_cont
       X_WM->R.m[r][1] = cs * R_WF.m[r][1] - sn * R_WF.m[r][0];
       X_WM->R.m[r][2] = R_WF.m[r][2];
     }
-    X_WM->p = p_WFo;
-    H_Wo->w = z;
-    H_Wo->v = mbt_vec3_cross(p_WFo, z);
+    if (root) *p_WoRo = p_RoFo;
+    X_WM->p = root ? mbt_vec3_zero() : p_RoFo;
+    H->w = z;
+    H->v = mbt_vec3_cross(X_WM->p, z);
     return;
   }
   if (L->type == MBT_MOBILIZER_PRISMATIC) {
     X_WM->R = R_WF;
-    X_WM->p = mbt_vec3_axpy(p_WFo, q[0], z);
-    H_Wo->w = mbt_vec3_zero();
-    H_Wo->v = z;
+    X_WM->p = mbt_vec3_axpy(p_RoFo, q[0], z);
+    if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
+    H->w = mbt_vec3_zero();
+    H->v = z;
     return;
   }
   mbt_transform X_FM;
@@ -227,11 +235,12 @@ static inline void mbt__local_pose_and_H_Wo(const mbt_tree* tree, const mbt_cont
   }
   mbt__mob_calc_H_FM(n, q, H_FM);
   X_WM->R = mbt_mat3_mul(&R_WF, &X_FM.R);
-  X_WM->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  X_WM->p = mbt_vec3_add(p_RoFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
   for (int j = 0; j < L->nv; ++j) {
     const mbt_vec3 w = mbt_mat3_mul_vec(&R_WF, H_FM[j].w);
-    H_Wo[j].w = w;
-    H_Wo[j].v = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H_FM[j].v), mbt_vec3_cross(X_WM->p, w));
+    H[j].w = w;
+    H[j].v = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H_FM[j].v), mbt_vec3_cross(X_WM->p, w));
   }
 }
 

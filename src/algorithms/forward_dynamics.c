@@ -3,10 +3,14 @@
  * matrix and its sparse (tree) factorization M = Lᵀ·L [Featherstone 2008, §6.5].
  *
  * ABA on the local nodes (tree_internal.h: welded bodies merged into their moving ancestor),
- * every spatial quantity expressed in W about the world origin Wo, so that inertias and forces
- * pass from a node to its parent without a transform [Featherstone 2008, §7.3 in absolute
- * coordinates]. Per local node i with parent λ(i), motion subspace S (the joint's H columns at Wo):
- *   pass 1 (q only, tip to base): I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Wo,
+ * every spatial quantity expressed in W about one point, so that inertias and forces pass from a
+ * node to its parent without a transform [Featherstone 2008, §7.3 in absolute coordinates]. The
+ * point is Ro, the origin Mo of the node that hangs from the world, one per subtree of the world
+ * (mbt__local_pose_and_H_Ro): the world passes only V = 0 and A = [0; a] (the same at every
+ * point) to a subtree and takes nothing back, and about Ro the products stay as exact wherever
+ * the bodies are (about Wo, v̇ would lose digits ∝ |p_WoRo|²). Per local node i with parent
+ * λ(i), motion subspace S (the joint's H columns at Ro):
+ *   pass 1 (q only, tip to base): I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro,
  *     P_i = I_i + Σ_children Pplus_c, U = P_i·S, D = Sᵀ·U = L·Lᵀ, Pplus_i = P_i − U·D⁻¹·Uᵀ;
  *   pass 2 (v, forces): V_i = V_λ + S·q̇, c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general
  *     mobilizers), Z_i = V_i ×* I_i·V_i − Fext_i + Σ_children Zplus_c, e = tau − Sᵀ·Z_i,
@@ -65,7 +69,7 @@ static inline void abi_sub_rank1(abi* P, const mbt_real* x, const mbt_real* y) {
   P->C.xy -= x[3] * y[4], P->C.xz -= x[3] * y[5], P->C.yz -= x[4] * y[5];
 }
 
-/* P_λ += P_i: both about Wo in W, so no transform (21 additions). */
+/* P_λ += P_i: both about Ro in W, so no transform (21 additions). */
 static inline void abi_add(abi* P, const abi* Q) {
   P->A.xx += Q->A.xx, P->A.yy += Q->A.yy, P->A.zz += Q->A.zz;
   P->A.xy += Q->A.xy, P->A.xz += Q->A.xz, P->A.yz += Q->A.yz;
@@ -75,7 +79,7 @@ static inline void abi_add(abi* P, const abi* Q) {
   P->C.xy += Q->C.xy, P->C.xz += Q->C.xz, P->C.yz += Q->C.yz;
 }
 
-/* The moments {m, h, K} of a body about Mo moved to Wo, d = p_WoMo (parallel-axis theorem as
+/* The moments {m, h, K} of a body about Mo moved to Ro, d = p_RoMo (parallel-axis theorem as
  * mbt__moments_add_shifted, with g = h + m·d/2): h' = h + m·d, K' = K + 2·(d·g)·1 − (g·dᵀ + d·gᵀ). */
 static inline void moments_shift_to(const mbt_inertia_moments* I, mbt_vec3 d, mbt_inertia_moments* J) {
   const mbt_vec3 g = mbt_vec3_axpy(I->h, 0.5 * I->m, d);
@@ -113,11 +117,11 @@ static inline mbt_real pivot_bound(const mbt_aba_cache* aba, int i, const mbt_sp
 static mbt_real pivot_scale_exact(const mbt_tree* tree, const mbt_aba_cache* aba, int i,
                                   const mbt_spatial_velocity* s) {
   const int end = tree->nodes[tree->local_nodes[i].node].subtree_end;
-  mbt_inertia_moments Ic = aba->I_Wo[i];
+  mbt_inertia_moments Ic = aba->I_Ro[i];
   for (int j = i + 1; j < tree->num_local_nodes && tree->local_nodes[j].node < end; ++j) {
-    for (int k = 0; k < 6; ++k) Ic.K[k] += aba->I_Wo[j].K[k];
-    Ic.h = mbt_vec3_add(Ic.h, aba->I_Wo[j].h);
-    Ic.m += aba->I_Wo[j].m;
+    for (int k = 0; k < 6; ++k) Ic.K[k] += aba->I_Ro[j].K[k];
+    Ic.h = mbt_vec3_add(Ic.h, aba->I_Ro[j].h);
+    Ic.m += aba->I_Ro[j].m;
   }
   return moments_quadratic_form(&Ic, s);
 }
@@ -160,7 +164,7 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   return true;
 }
 
-/* Z_host −= F_Bo_W shifted from Bo to Wo (tau += p_WoBo × f) for every body's applied and
+/* Z_host −= F_Bo_W shifted from Bo to Ro (tau += p_RoBo × f) for every body's applied and
  * force-element forces (either may be NULL); needs the poses X_WB. */
 static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const mbt_spatial_force* F1,
                                  const mbt_spatial_force* F2) {
@@ -170,23 +174,26 @@ static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const m
     if (!(aba->flags[host] & MBT__ABA_ARTICULATED)) continue;
     mbt_spatial_force F;
     for (int k = 0; k < 6; ++k) F.coeffs[k] = (F1 ? F1[n].coeffs[k] : 0) + (F2 ? F2[n].coeffs[k] : 0);
-    F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(ctx->pc.X_WB[n].p, F.f));
+    const mbt_vec3 p_RoBo = mbt_vec3_sub(ctx->pc.X_WB[n].p, aba->p_WoRo[host]);
+    F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_RoBo, F.f));
     for (int k = 0; k < 6; ++k) aba->Z[host].coeffs[k] -= F.coeffs[k];
   }
 }
 
 /* ---- pass 1 --------------------------------------------------------------------------------------- */
-/* The q-dependent quantities of node i, base to tip: X_WM and S (mbt__local_pose_and_H_Wo), the
- * flags, I_i = I_Mo_M re-expressed in W and shifted from Mo to Wo, and P_i = Ic_i = I_i. */
+/* The q-dependent quantities of node i, base to tip: X_WM, Ro and S (mbt__local_pose_and_H_Ro),
+ * the flags, I_i = I_Mo_M re-expressed in W and shifted from Mo to Ro, and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
   const mbt_local_node* L = &tree->local_nodes[i];
-  mbt__local_pose_and_H_Wo(tree, ctx, L, &aba->X_WM[L->parent], &aba->X_WM[i], &aba->S[L->v_start]);
+  mbt__local_pose_and_H_Ro(tree, ctx, L, &aba->X_WM[L->parent], &aba->X_WM[i], &aba->S[L->v_start],
+                           &aba->p_WoRo[i]);
+  if (L->parent > 0) aba->p_WoRo[i] = aba->p_WoRo[L->parent];
   const unsigned char free = (L->nv > 0 && !node_is_locked(ctx, L)) ? MBT__ABA_FREE : 0;
   aba->flags[i] = free | ((free || (aba->flags[L->parent] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0);
   mbt_inertia_moments I_W;
   mbt__moments_reexpress(&ctx->I_Mo_M[i], &aba->X_WM[i].R, &I_W);
-  mbt_inertia_moments* I = &aba->I_Wo[i];
+  mbt_inertia_moments* I = &aba->I_Ro[i];
   moments_shift_to(&I_W, aba->X_WM[i].p, I);
   if (aba->flags[i] & MBT__ABA_ARTICULATED) {
     abi_set_rigid(&aba->P[i], I);
@@ -259,9 +266,9 @@ static inline void solve_D(const mbt_aba_cache* aba, const mbt_local_node* L, mb
 }
 
 /* ---- pass 2 --------------------------------------------------------------------------------------- */
-/* R_WF·Ḣ_FM·q̇ of a general mobilizer as a spatial acceleration at Wo: from the kernels' A_FM
+/* R_WF·Ḣ_FM·q̇ of a general mobilizer as a spatial acceleration at Ro: from the kernels' A_FM
  * bias (v̇ = 0, classical, at Mo in F) and V_FM, [α; a − w × v] at Mo in F [Featherstone 2008,
- * §2.11], re-expressed by R_WF = R_WA·R_AF and shifted from Mo to Wo (a += p_WoMo × α). */
+ * §2.11], re-expressed by R_WF = R_WA·R_AF and shifted from Mo to Ro (a += p_RoMo × α). */
 static void general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, int i, mbt_spatial_acceleration* c) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const mbt_node* n = &tree->nodes[L->node];
@@ -307,7 +314,7 @@ static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
     general_joint_bias(tree, ctx, i, c);
   if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) return;
   mbt_vec3 t, f;
-  mbt__moments_mul(&aba->I_Wo[i], V->w, V->v, &t, &f);
+  mbt__moments_mul(&aba->I_Ro[i], V->w, V->v, &t, &f);
   mbt_spatial_force* Z = &aba->Z[i];
   Z->tau = mbt_vec3_add(mbt_vec3_cross(V->w, t), mbt_vec3_cross(V->v, f));
   Z->f = mbt_vec3_cross(V->w, f);

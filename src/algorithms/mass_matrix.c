@@ -28,11 +28,13 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
 }
 
 /* CRBA [Featherstone 2008, §6.2] in W over the local nodes (welded bodies merged into their
- * moving ancestor), composite inertias about each node's Mo, products about the world origin Wo:
- *   X_WM and the columns H_j at Wo of each node, base to tip (mbt__local_pose_and_H_Wo);
+ * moving ancestor), composite inertias about each node's Mo, products about the reference point
+ * Ro of the node's subtree hanging from the world (its first node's Mo; M is the same about any
+ * point, and about Ro no digits are lost however far the bodies are from Wo):
+ *   X_WM and the columns H_j at Ro of each node, base to tip (mbt__local_pose_and_H_Ro);
  *   Ic_M = I_Mo (re-expressed in W) + Σ_children Ic_C shifted from Co to Mo (tip to base);
  *   for each column j of the node: F_j = Ic_M·H_j at Mo = [K·w + h × v_Mo; m·v_Mo − h × w]
- *   (v_Mo = v_Wo − p_WoMo × w), shifted to Wo: tau += p_WoMo × f;
+ *   (v_Mo = v_Ro − p_RoMo × w), shifted to Ro: tau += p_RoMo × f;
  *   M[j][i] = H_iᵀ·F_j for i = j and the columns before j in the node and in its ancestors
  *   (the path λ(j), λ(λ(j)), ... of ctx->v_parent): row j of the lower triangle, stored
  *   contiguously; then the upper triangle mirrored by tiles.
@@ -46,23 +48,24 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   const mbt_local_node* nodes = tree->local_nodes;
   mbt_transform* X_WM = ctx->scratch_X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
-  mbt_spatial_velocity* H_Wo = ctx->scratch_H;
+  mbt_spatial_velocity* H_Ro = ctx->scratch_H;
   const int* v_parent = ctx->v_parent;
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
   if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
   X_WM[0] = mbt_transform_identity();
   for (int i = 1; i < nl; ++i) {
     const mbt_local_node* L = &nodes[i];
-    mbt__local_pose_and_H_Wo(tree, ctx, L, &X_WM[L->parent], &X_WM[i], &H_Wo[L->v_start]);
+    mbt_vec3 p_WoRo; /* not needed: M is the same about every point */
+    mbt__local_pose_and_H_Ro(tree, ctx, L, &X_WM[L->parent], &X_WM[i], &H_Ro[L->v_start], &p_WoRo);
     mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   }
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
-    const mbt_vec3 p_WoMo = X_WM[i].p;
+    const mbt_vec3 p_RoMo = X_WM[i].p;
     for (int k = 0; k < L->nv; ++k) {
       const int ck = L->v_start + k;
-      const mbt_vec3 w = H_Wo[ck].w;
+      const mbt_vec3 w = H_Ro[ck].w;
       const mbt_vec3 Kw = mbt_vec3_make(I->K[0] * w.v[0] + I->K[3] * w.v[1] + I->K[4] * w.v[2],
                                         I->K[3] * w.v[0] + I->K[1] * w.v[1] + I->K[5] * w.v[2],
                                         I->K[4] * w.v[0] + I->K[5] * w.v[1] + I->K[2] * w.v[2]);
@@ -71,22 +74,22 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
         F.tau = Kw;
         F.f = mbt_vec3_cross(w, I->h);
       } else {
-        const mbt_vec3 v = mbt_vec3_sub(H_Wo[ck].v, mbt_vec3_cross(p_WoMo, w));
+        const mbt_vec3 v = mbt_vec3_sub(H_Ro[ck].v, mbt_vec3_cross(p_RoMo, w));
         F.tau = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
         F.f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
       }
-      F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_WoMo, F.f));
+      F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_RoMo, F.f));
       /* The diagonal, then the columns before it in the node and in its ancestors, along λ. */
       const mbt_real f0 = F.coeffs[0], f1 = F.coeffs[1], f2 = F.coeffs[2];
       const mbt_real f3 = F.coeffs[3], f4 = F.coeffs[4], f5 = F.coeffs[5];
       mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
       for (int c = ck; c >= 0; c = v_parent[c]) {
-        const mbt_real* h = H_Wo[c].coeffs;
+        const mbt_real* h = H_Ro[c].coeffs;
         const mbt_real Mck = (h[0] * f0 + h[3] * f3) + (h[1] * f1 + h[4] * f4) + (h[2] * f2 + h[5] * f5);
         Mrow[c] = Mck;
       }
     }
-    if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_WoMo, X_WM[L->parent].p));
+    if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
   mirror_lower_triangle(M, nv);
   return MBT_OK;

@@ -51,7 +51,8 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->vc.V_FM);
   free(ctx->ac.A_WB);
   free(ctx->aba.X_WM);
-  free(ctx->aba.I_Wo);
+  free(ctx->aba.p_WoRo);
+  free(ctx->aba.I_Ro);
   free(ctx->aba.Ic_trace);
   free(ctx->aba.P);
   free(ctx->aba.flags);
@@ -84,85 +85,88 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx);
 }
 
-mbt_context* mbt_context_create(const mbt_tree* tree) {
-  if (!tree) return NULL;
-  if (!tree->finalized) {
-    mbt__tree_error(tree, MBT_ERR_NOT_FINALIZED, "mbt_context_create: the tree is not finalized");
-    return NULL;
-  }
-  mbt_context* ctx = calloc(1, sizeof *ctx);
-  if (!ctx) {
-    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
-    return NULL;
-  }
+/* The state, the parameters and the kinematics caches (per body node). */
+static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool* failed) {
   const size_t nn = (size_t)tree->num_nodes, nq = (size_t)tree->nq, nv = (size_t)tree->nv;
-  bool failed = false;
-  ctx->tree = tree;
-  ctx->q = alloc(nq, sizeof(mbt_real), &failed);
-  ctx->v = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->damping = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->M_BBo_B = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
-  ctx->I_Mo_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_moments), &failed);
-  ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), &failed);
-  ctx->v_locked = alloc(nv, sizeof(bool), &failed);
-  ctx->pc.X_WB = alloc(nn, sizeof(mbt_transform), &failed);
-  ctx->pc.X_PB = alloc(nn, sizeof(mbt_transform), &failed);
-  ctx->pc.X_FM = alloc(nn, sizeof(mbt_transform), &failed);
-  ctx->pc.p_PoBo_W = alloc(nn, sizeof(mbt_vec3), &failed);
-  ctx->pc.R_WF = alloc(nn, sizeof(mbt_mat3), &failed);
-  ctx->pc.H_FM = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
-  ctx->pc.H_PB_W = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
-  ctx->pc.M_Bo_W = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
-  ctx->pc.p_WBcm = alloc(nn, sizeof(mbt_vec3), &failed);
-  ctx->vc.V_WB = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
-  ctx->vc.V_PB_W = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
-  ctx->vc.V_FM = alloc(nn, sizeof(mbt_spatial_velocity), &failed);
-  ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
+  ctx->q = alloc(nq, sizeof(mbt_real), failed);
+  ctx->v = alloc(nv, sizeof(mbt_real), failed);
+  ctx->damping = alloc(nv, sizeof(mbt_real), failed);
+  ctx->M_BBo_B = alloc(nn, sizeof(mbt_spatial_inertia), failed);
+  ctx->I_Mo_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_moments), failed);
+  ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), failed);
+  ctx->v_locked = alloc(nv, sizeof(bool), failed);
+  ctx->pc.X_WB = alloc(nn, sizeof(mbt_transform), failed);
+  ctx->pc.X_PB = alloc(nn, sizeof(mbt_transform), failed);
+  ctx->pc.X_FM = alloc(nn, sizeof(mbt_transform), failed);
+  ctx->pc.p_PoBo_W = alloc(nn, sizeof(mbt_vec3), failed);
+  ctx->pc.R_WF = alloc(nn, sizeof(mbt_mat3), failed);
+  ctx->pc.H_FM = alloc(nv, sizeof(mbt_spatial_velocity), failed);
+  ctx->pc.H_PB_W = alloc(nv, sizeof(mbt_spatial_velocity), failed);
+  ctx->pc.M_Bo_W = alloc(nn, sizeof(mbt_spatial_inertia), failed);
+  ctx->pc.p_WBcm = alloc(nn, sizeof(mbt_vec3), failed);
+  ctx->vc.V_WB = alloc(nn, sizeof(mbt_spatial_velocity), failed);
+  ctx->vc.V_PB_W = alloc(nn, sizeof(mbt_spatial_velocity), failed);
+  ctx->vc.V_FM = alloc(nn, sizeof(mbt_spatial_velocity), failed);
+  ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), failed);
+}
+
+/* The articulated-body algorithm's cache (per local node and per velocity). */
+static void alloc_aba_cache(const mbt_tree* tree, mbt_aba_cache* aba, bool* failed) {
+  const size_t nn = (size_t)tree->num_nodes, nv = (size_t)tree->nv, nl = (size_t)tree->num_local_nodes;
+  aba->X_WM = alloc(nl, sizeof(mbt_transform), failed);
+  aba->p_WoRo = alloc(nl, sizeof(mbt_vec3), failed);
+  aba->I_Ro = alloc(nl, sizeof(mbt_inertia_moments), failed);
+  aba->Ic_trace = alloc(nl, sizeof(mbt_real), failed);
+  aba->P = alloc(nl, sizeof(mbt_aba_inertia), failed);
+  aba->flags = alloc(nl, sizeof(unsigned char), failed);
+  aba->S = alloc(nv, sizeof(mbt_spatial_velocity), failed);
+  aba->U = alloc(nv, sizeof(mbt_spatial_force), failed);
+  aba->D_inv = alloc(nv, sizeof(mbt_real), failed);
+  aba->D_LLT = alloc(6 * nv, sizeof(mbt_real), failed);
+  aba->V = alloc(nl, sizeof(mbt_spatial_velocity), failed);
+  aba->c = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
+  aba->Z = alloc(nl, sizeof(mbt_spatial_force), failed);
+  aba->e = alloc(nv, sizeof(mbt_real), failed);
+  aba->A = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
+  aba->dof_parent = alloc(nv, sizeof(int), failed);
+  aba->node_last_dof = alloc(nn, sizeof(int), failed);
+  aba->M_diag = alloc(nv, sizeof(mbt_real), failed);
+}
+
+/* The algorithms' scratch memory and the force elements' output. */
+static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) {
+  const size_t nn = (size_t)tree->num_nodes, nq = (size_t)tree->nq, nv = (size_t)tree->nv;
   const size_t nl = (size_t)tree->num_local_nodes;
-  ctx->aba.X_WM = alloc(nl, sizeof(mbt_transform), &failed);
-  ctx->aba.I_Wo = alloc(nl, sizeof(mbt_inertia_moments), &failed);
-  ctx->aba.Ic_trace = alloc(nl, sizeof(mbt_real), &failed);
-  ctx->aba.P = alloc(nl, sizeof(mbt_aba_inertia), &failed);
-  ctx->aba.flags = alloc(nl, sizeof(unsigned char), &failed);
-  ctx->aba.S = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
-  ctx->aba.U = alloc(nv, sizeof(mbt_spatial_force), &failed);
-  ctx->aba.D_inv = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->aba.D_LLT = alloc(6 * nv, sizeof(mbt_real), &failed);
-  ctx->aba.V = alloc(nl, sizeof(mbt_spatial_velocity), &failed);
-  ctx->aba.c = alloc(nl, sizeof(mbt_spatial_acceleration), &failed);
-  ctx->aba.Z = alloc(nl, sizeof(mbt_spatial_force), &failed);
-  ctx->aba.e = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->aba.A = alloc(nl, sizeof(mbt_spatial_acceleration), &failed);
-  ctx->aba.dof_parent = alloc(nv, sizeof(int), &failed);
-  ctx->aba.node_last_dof = alloc(nn, sizeof(int), &failed);
-  ctx->aba.M_diag = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->scratch_A = alloc(nn, sizeof(mbt_spatial_acceleration), &failed);
-  ctx->scratch_F = alloc(nn, sizeof(mbt_spatial_force), &failed);
-  ctx->scratch_F2 = alloc(nn, sizeof(mbt_spatial_force), &failed);
-  ctx->scratch_I = alloc(nn, sizeof(mbt_spatial_inertia), &failed);
-  ctx->scratch_Ic = alloc(nn, sizeof(mbt_inertia_moments), &failed);
-  ctx->scratch_H = alloc(nv, sizeof(mbt_spatial_velocity), &failed);
-  ctx->scratch_X_WM = alloc((size_t)tree->num_local_nodes, sizeof(mbt_transform), &failed);
-  ctx->v_parent = alloc(nv, sizeof(int), &failed);
-  for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), &failed);
-  ctx->scratch_nvnv = nv <= MBT_DENSE_MAX_NV ? alloc(nv * nv, sizeof(mbt_real), &failed) : NULL;
-  ctx->scratch_local = alloc((size_t)tree->num_local_nodes, sizeof(mbt_local_scratch), &failed);
-  ctx->sin_q = alloc(nq, sizeof(mbt_real), &failed);
-  ctx->cos_q = alloc(nq, sizeof(mbt_real), &failed);
+  ctx->scratch_A = alloc(nn, sizeof(mbt_spatial_acceleration), failed);
+  ctx->scratch_F = alloc(nn, sizeof(mbt_spatial_force), failed);
+  ctx->scratch_F2 = alloc(nn, sizeof(mbt_spatial_force), failed);
+  ctx->scratch_I = alloc(nn, sizeof(mbt_spatial_inertia), failed);
+  ctx->scratch_Ic = alloc(nn, sizeof(mbt_inertia_moments), failed);
+  ctx->scratch_H = alloc(nv, sizeof(mbt_spatial_velocity), failed);
+  ctx->scratch_X_WM = alloc(nl, sizeof(mbt_transform), failed);
+  ctx->v_parent = alloc(nv, sizeof(int), failed);
+  for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), failed);
+  ctx->scratch_nvnv = nv <= MBT_DENSE_MAX_NV ? alloc(nv * nv, sizeof(mbt_real), failed) : NULL;
+  ctx->scratch_local = alloc(nl, sizeof(mbt_local_scratch), failed);
+  ctx->sin_q = alloc(nq, sizeof(mbt_real), failed);
+  ctx->cos_q = alloc(nq, sizeof(mbt_real), failed);
   ctx->forces = mbt_multibody_forces_create(tree);
-  if (failed || !ctx->forces) {
-    mbt_context_destroy(ctx);
-    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
-    return NULL;
-  }
-  /* Poses start at the identity (the world's stay there). H_FM is constant for every
-   * mobilizer type but the universal one (recomputed by the position kinematics). */
-  for (size_t n = 0; n < nn; ++n) {
+  if (!ctx->forces) *failed = true;
+}
+
+/* Poses start at the identity (the world's stay there). H_FM is constant for every mobilizer
+ * type but the universal one (recomputed by the position kinematics). */
+static void init_position_cache(const mbt_tree* tree, mbt_context* ctx) {
+  for (int n = 0; n < tree->num_nodes; ++n) {
     ctx->pc.X_WB[n] = ctx->pc.X_PB[n] = ctx->pc.X_FM[n] = mbt_transform_identity();
     ctx->pc.R_WF[n] = mbt_mat3_identity();
     const mbt_node* node = &tree->nodes[n];
     if (n > 0 && node->nv > 0) mbt__mob_calc_H_FM(node, ctx->q + node->q_start, &ctx->pc.H_FM[node->v_start]);
   }
+}
+
+/* λ(k) of every velocity (context_internal.h: v_parent) and whether λ(k) = k − 1 for all k. */
+static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
     int a = node->parent_node;
@@ -174,6 +178,31 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
   ctx->v_parent_is_chain = true;
   for (int k = 0; k < tree->nv; ++k)
     if (ctx->v_parent[k] != k - 1) ctx->v_parent_is_chain = false;
+}
+
+mbt_context* mbt_context_create(const mbt_tree* tree) {
+  if (!tree) return NULL;
+  if (!tree->finalized) {
+    mbt__tree_error(tree, MBT_ERR_NOT_FINALIZED, "mbt_context_create: the tree is not finalized");
+    return NULL;
+  }
+  mbt_context* ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
+    return NULL;
+  }
+  bool failed = false;
+  ctx->tree = tree;
+  alloc_state_and_caches(tree, ctx, &failed);
+  alloc_aba_cache(tree, &ctx->aba, &failed);
+  alloc_scratch(tree, ctx, &failed);
+  if (failed) {
+    mbt_context_destroy(ctx);
+    mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
+    return NULL;
+  }
+  init_position_cache(tree, ctx);
+  init_v_parent(tree, ctx);
   mbt_tree_set_default_context(tree, ctx);
   return ctx;
 }

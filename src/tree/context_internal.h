@@ -57,11 +57,14 @@ typedef struct { mbt_real xx, yy, zz, xy, xz, yz; } mbt_aba_sym3;
  * [tau; f] = [[A, B], [Bᵀ, C]]·[alpha; a], A and C symmetric. */
 typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
 /* Articulated-body algorithm cache (forward_dynamics.c), on the local nodes, every quantity in W
- * about the world origin Wo; the q-dependent part is reused while q and the locks are unchanged. */
+ * about the reference point Ro of the node's subtree hanging from the world (the Mo of its first
+ * node, mbt__local_pose_and_H_Ro); the q-dependent part is reused while q and the locks are
+ * unchanged. */
 typedef struct {
-  mbt_transform* X_WM;               /* [local] pose of the node's frame M */
-  mbt_inertia_moments* I_Wo;         /* [local] the node's inertia (I_Mo_M) about Wo, in W */
-  mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Wo, as a
+  mbt_transform* X_WM;               /* [local] pose of the node's frame M, position p_RoMo from Ro */
+  mbt_vec3* p_WoRo;                  /* [local] the node's reference point Ro, from Wo */
+  mbt_inertia_moments* I_Ro;         /* [local] the node's inertia (I_Mo_M) about Ro, in W */
+  mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Ro, as a
                                         6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
   mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
   unsigned char* flags;              /* [local] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
@@ -116,7 +119,7 @@ struct mbt_context {
   mbt_spatial_force* scratch_F2;        /* [num_nodes] */
   mbt_spatial_inertia* scratch_I;       /* [num_nodes] composite inertias */
   mbt_inertia_moments* scratch_Ic;      /* [num_nodes] composite inertias by moments (CRBA) */
-  mbt_spatial_velocity* scratch_H;      /* [nv] H_PB_W columns taken at Wo (CRBA) */
+  mbt_spatial_velocity* scratch_H;      /* [nv] H_PB_W columns taken at Ro (CRBA) */
   mbt_transform* scratch_X_WM;          /* [num_local_nodes] poses of the local nodes' frames M (CRBA) */
   int* v_parent;                        /* [nv] λ(k): the velocity before k on the path from k's
                                            node to the world (the previous one of the same node,
