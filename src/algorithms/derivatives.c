@@ -202,6 +202,28 @@ static inline void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
   y[3] = y[4] = y[5] = 0;
 }
 
+/* forward_node for a node of one velocity k (u_k = vλ_k = V_λ): with W = S × V_λ,
+ *   V = V_λ + S·v,  A = A_λ − W·v + S·v̇,  B = −S × A_λ + W × V_λ,  G = 2·V_λ × S = −2·W. */
+static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt_mat3* R_WF,
+                                 const mbt_spatial_velocity* H, const mbt_real* v, const mbt_real* vdot) {
+  const int p = ws->tree->local_nodes[i].parent, k = ws->tree->local_nodes[i].v_start;
+  mbt_real* S = ws->S[k];
+  const mbt_vec3 w = mbt_mat3_mul_vec(R_WF, H->w);
+  const mbt_vec3 vo = mbt_vec3_add(mbt_mat3_mul_vec(R_WF, H->v), mbt_vec3_cross(ws->X_WM[i].p, w));
+  S[0] = w.v[0], S[1] = w.v[1], S[2] = w.v[2], S[3] = vo.v[0], S[4] = vo.v[1], S[5] = vo.v[2];
+  const mbt_real vk = v ? v[k] : 0, ak = vdot ? vdot[k] : 0;
+  const mbt_real *Vp = ws->V[p], *Ap = ws->A[p];
+  mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k], *V = ws->V[i], *A = ws->A[i];
+  mbt_v6 t;
+  mbt__v6_cross(S, Vp, W);
+  mbt__v6_cross(W, Vp, t);
+  mbt__v6_cross(S, Ap, B);
+  for (int r = 0; r < 6; ++r) {
+    B[r] = t[r] - B[r], G[r] = -2 * W[r];
+    V[r] = Vp[r] + S[r] * vk, A[r] = Ap[r] - W[r] * vk + S[r] * ak;
+  }
+}
+
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
                          const mbt_real* v, const mbt_real* vdot) {
@@ -216,6 +238,10 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   mbt_transform* X = &ws->X_WM[i];
   X->R = mbt_mat3_mul(&R_WF, &X_FM.R);
   X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  if (nk == 1) {
+    forward_one_velocity(ws, i, &R_WF, H, v, vdot);
+    return;
+  }
   mbt_v6 SV[6], c[6], u[6];
   for (int j = 0; j < nk; ++j) {  /* S_j = [R_WF·w; R_WF·v_Mo + p_WoMo × R_WF·w] */
     mbt_real* S = ws->S[k0 + j];
