@@ -75,9 +75,9 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->nl = tree->num_local_nodes;
   /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
   const size_t node_bytes =
-      nl * (sizeof(mbt_transform) + 3 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
+      nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
   ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
-  ws->S = malloc(n1 * (9 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 2 * sizeof(int)));
+  ws->S = malloc(n1 * (10 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 2 * sizeof(int)));
   ws->vdot = malloc((4 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
@@ -88,6 +88,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->V = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->A = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->F = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
+  ws->dF = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->Yc = (mbt_ymat*)p, p += nl * sizeof(mbt_ymat);
   ws->Ib = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
   ws->Ic = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
@@ -95,7 +96,8 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   mbt_v6* s = ws->S;
   ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->Phi = s + 4 * n1;
   ws->Omega = s + 5 * n1, ws->SI = s + 6 * n1, ws->SY = s + 7 * n1, ws->U = s + 8 * n1;
-  ws->Ia = (mbt_real*)(s + 9 * n1), ws->Dinv = ws->Ia + 36 * n1;
+  ws->pa = s + 9 * n1;
+  ws->Ia = (mbt_real*)(s + 10 * n1), ws->Dinv = ws->Ia + 36 * n1;
   ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1;
   ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1;
   ws->T1 = ws->rhs2 + n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
@@ -334,8 +336,20 @@ static void ancestor_entries(const mbt_derivatives_workspace* ws, int k0, int j,
   }
 }
 
-/* Tip to base for local node i: per velocity (backward_velocity), the entries within the node
- * and with its ancestors; then Ic, Yc, F added into the parent's. */
+/* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
+static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {
+  const int p = tree->local_nodes[i].parent;
+  if (p == 0) return;
+  mbt_inertia_moments* Ip = &ws->Ic[p];
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  Ip->m += Ic->m;
+  Ip->h = mbt_vec3_add(Ip->h, Ic->h);
+  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r], ws->Yc[p].s[r] += ws->Yc[i].s[r];
+  for (int r = 0; r < 3; ++r) ws->Yc[p].n[r] += ws->Yc[i].n[r], ws->Yc[p].b[r] += ws->Yc[i].b[r];
+}
+
+/* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
+ * (backward_velocity), the entries within the node and with its ancestors. */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M) {
   const mbt_local_node* L = &tree->local_nodes[i];
@@ -358,14 +372,6 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
         M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, ws->S[k]);
     }
   }
-  const int p = L->parent;
-  if (p == 0) return;
-  mbt_inertia_moments* Ip = &ws->Ic[p];
-  const mbt_inertia_moments* Ic = &ws->Ic[i];
-  Ip->m += Ic->m;
-  Ip->h = mbt_vec3_add(Ip->h, Ic->h);
-  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r], ws->Yc[p].s[r] += ws->Yc[i].s[r];
-  for (int r = 0; r < 3; ++r) ws->Yc[p].n[r] += ws->Yc[i].n[r], ws->Yc[p].b[r] += ws->Yc[i].b[r];
 }
 
 /* tau += D·v + K·(q − q0) − tau_app, ∂tau/∂v += D, ∂tau/∂q += K (revolute springs). */
@@ -386,6 +392,20 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
+/* −p_WoO for the point O about which the recursions take their spatial quantities: the origin
+ * of the first moving frame at the current q, fixed while differentiating (tau and its
+ * derivatives do not depend on O; a point on the robot keeps the moments small wherever the
+ * robot is, as the local-frame algorithms do). */
+static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
+  if (tree->num_local_nodes < 2) return mbt_vec3_zero();
+  const mbt_local_node* L = &tree->local_nodes[1];
+  mbt_transform X_FM;
+  mbt_spatial_velocity H[6];
+  local_X_FM_H(tree, ctx, L, &X_FM, H);
+  const mbt_vec3 p = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
+  return mbt_vec3_make(-p.v[0], -p.v[1], -p.v[2]);
+}
+
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
@@ -395,11 +415,63 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   if (dtau_dq) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   if (M) memset(M, 0, nn * sizeof(mbt_real));
   ws->X_WM[0] = mbt_transform_identity();
+  ws->X_WM[0].p = reference_point(tree, ctx);
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M);
+  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M), add_to_parent(tree, ws, i);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
+}
+
+void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                           const mbt_real* tau_app, mbt_real* tau0) {
+  mbt__id_derivatives(tree, ctx, ws, ctx->v, NULL, ctx->g_W, true, tau_app, tau0, NULL, NULL, NULL);
+}
+
+/* The pass of mbt__derivatives_bias moved to v̇: per local node i, with ΔA the change of its
+ * acceleration (ΔA_λ + Σ_j S_j·v̇_j), Δaλ_k = ΔA_λ + Σ_{m, σ_mk = 0} S_m·v̇_m,
+ *   A += ΔA,  B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F). */
+static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
+  mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
+  for (int r = 0; r < 6; ++r) dA[0][r] = 0;
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    const int k0 = L->v_start, nk = L->nv;
+    const mbt_real* dAp = dA[L->parent];
+    for (int k = k0; k < k0 + nk; ++k) {
+      mbt_v6 da, t;
+      memcpy(da, dAp, sizeof da);
+      for (int m = k0; m < k0 + nk; ++m)
+        if (!moves_with(L->type, m - k0, k - k0))
+          for (int r = 0; r < 6; ++r) da[r] += ws->S[m][r] * vdot[m];
+      mbt__v6_cross(ws->S[k], da, t);
+      for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
+    }
+    for (int r = 0; r < 6; ++r) dA[i][r] = dAp[r];
+    for (int m = k0; m < k0 + nk; ++m)
+      for (int r = 0; r < 6; ++r) dA[i][r] += ws->S[m][r] * vdot[m];
+  }
+  for (int i = ws->nl - 1; i > 0; --i) {
+    mbt_v6 f;
+    for (int r = 0; r < 6; ++r) ws->A[i][r] += dA[i][r];
+    mbt__moments_mul6(&ws->Ib[i], dA[i], f);
+    memcpy(dA[i], f, sizeof f);
+  }
+  for (int i = ws->nl - 1; i > 0; --i) {
+    const int p = tree->local_nodes[i].parent;
+    for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];
+    if (p > 0)
+      for (int r = 0; r < 6; ++r) dA[p][r] += dA[i][r];
+  }
+}
+
+void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                              const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
+  const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
+  memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  move_to_vdot(tree, ws, vdot);
+  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL);
+  add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
 
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

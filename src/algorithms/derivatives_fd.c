@@ -140,6 +140,29 @@ static void minv_forward(mbt_derivatives_workspace* ws, mbt_real* Minv) {
     for (int j = k + 1; j < nv; ++j) Minv[(size_t)j * nv + k] = Minv[(size_t)k * nv + j];
 }
 
+/* x = −M⁻¹·tau0 by the articulated factorization that minv_backward leaves (U_k, 1/D_k): tip
+ * to base u_k = −tau0_k − S_kᵀ·p_k, x_k = u_k/D_k, p_λ += p_k + U_k·x_k; base to tip
+ * x_k −= U_kᵀ·a_λ/D_k, a_k = a_λ + S_k·x_k. Locked velocities pass p and a on, x_k = 0. */
+static void articulated_solve(const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* tau0,
+                              mbt_real* x) {
+  const int nv = ws->nv;
+  mbt_v6* p = ws->pa;  /* p_k tip to base, then a_k base to tip */
+  memset(p, 0, (size_t)nv * sizeof(mbt_v6));
+  for (int k = nv - 1; k >= 0; --k) {
+    const int up = ws->up[k];
+    const bool locked = ctx->any_locked && ctx->v_locked[k];
+    x[k] = locked ? 0 : ws->Dinv[k] * (-tau0[k] - mbt__v6_dot(ws->S[k], p[k]));
+    if (up >= 0)
+      for (int r = 0; r < 6; ++r) p[up][r] += p[k][r] + ws->U[k][r] * x[k];
+  }
+  for (int k = 0; k < nv; ++k) {
+    const int up = ws->up[k];
+    const bool locked = ctx->any_locked && ctx->v_locked[k];
+    if (up >= 0 && !locked) x[k] -= ws->Dinv[k] * mbt__v6_dot(ws->U[k], p[up]);
+    for (int r = 0; r < 6; ++r) p[k][r] = (up >= 0 ? p[up][r] : 0) + ws->S[k][r] * x[k];
+  }
+}
+
 /* M⁻¹ (nv×nv) at the state of the last pass of mbt__id_derivatives (S, Ib, Ic·S). */
 static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
   init_articulated(tree, ws);
@@ -206,10 +229,12 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   if ((!dvdot_dq || !dvdot_dv) && nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dvdot_dq and dvdot_dv are required", what);
   if ((st = check_force_elements(tree, ctx, what))) return st;
-  if ((st = mbt_calc_forward_dynamics(tree, ctx, tau_app, NULL, ws->vdot))) return st;
-  mbt__id_derivatives(tree, ctx, ws, ctx->v, ws->vdot, ctx->g_W, true, tau_app, NULL, ws->T1, ws->T2, NULL);
+  /* v̇ = −M⁻¹·tau0 with tau0 = tau_ID(q, v, 0) − tau_app, then ∂tau_ID/∂(q, v) at that v̇. */
+  mbt__derivatives_bias(tree, ctx, ws, tau_app, ws->rhs);
   mbt_real* Minv = dvdot_dtau ? dvdot_dtau : ws->T3;
   if ((st = minv_recursion(tree, ctx, ws, Minv))) return st;
+  articulated_solve(ctx, ws, ws->rhs, ws->vdot);
+  mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
   neg_product(ws, Minv, ws->T1, dvdot_dq);
   neg_product(ws, Minv, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));

@@ -35,6 +35,7 @@ struct mbt_derivatives_workspace {
   mbt_inertia_moments* Ic;      /* composite inertia of the subtree about Wo, in W */
   mbt_ymat* Yc;                 /* composite Y of the subtree (above) */
   mbt_v6* F;                    /* net force of the subtree's bodies, at Wo */
+  mbt_v6* dF;                   /* its change from v̇ = 0 to v̇ (mbt__derivatives_at_vdot) */
   /* per velocity */
   mbt_v6* S;                    /* column of the motion subspace at Wo, in W */
   mbt_v6* Wk;                   /* S_k × vλ_k */
@@ -47,6 +48,7 @@ struct mbt_derivatives_workspace {
   mbt_v6* U;                    /* Ia_k·S_k (mass matrix inverse) */
   mbt_real* Ia;                 /* [nv][36] articulated inertia of velocity k's virtual body */
   mbt_real* Dinv;               /* [nv] 1/(S_kᵀ·Ia_k·S_k) */
+  mbt_v6* pa;                   /* [nv] bias forces, then accelerations (forward dynamics) */
   int* up;                      /* [nv] the velocity before k on the path to the root, −1 at it */
   int* end;                     /* [nv] one past the last velocity of k's subtree */
   int* last;                    /* [nl] the last velocity of a node or, without any, of its nearest
@@ -70,6 +72,16 @@ int mbt__derivatives_check(const mbt_tree* tree, mbt_context* ctx, const mbt_der
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M);
+
+/* Forward dynamics in two steps (derivatives.c), at the context's q, v with gravity, joint
+ * forces and tau_app: mbt__derivatives_bias gives tau0 = tau_ID(v̇ = 0) − tau_app (with
+ * damping and springs, so M·v̇ = −tau0) and leaves the kinematics, the body inertias and the
+ * composites for mbt__derivatives_at_vdot, which moves them to the given v̇ and writes
+ * ∂tau/∂q and ∂tau/∂v there, as mbt__id_derivatives at that v̇. */
+void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                           const mbt_real* tau_app, mbt_real* tau0);
+void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                              const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv);
 
 /* The forward pass alone, without gravity (derivatives.c): X_WM, V, A (spatial, at Wo) of every
  * local node and S, W_k, B_k, G_k of every velocity, at the context's q, v (NULL for zero) and
