@@ -59,6 +59,30 @@ static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws
   (void)tree;
 }
 
+/* row_j = −Dinv·S·P_j for j in [j0, j1) (P: 6 rows of stride nv). */
+static void minv_row(const mbt_real* S, mbt_real Dinv, const mbt_real* P, int nv, int j0, int j1, mbt_real* row) {
+  const mbt_real *p0 = P, *p1 = p0 + nv, *p2 = p1 + nv, *p3 = p2 + nv, *p4 = p3 + nv, *p5 = p4 + nv;
+  const mbt_real s0 = -Dinv * S[0], s1 = -Dinv * S[1], s2 = -Dinv * S[2], s3 = -Dinv * S[3], s4 = -Dinv * S[4],
+                 s5 = -Dinv * S[5];
+  for (int j = j0; j < j1; ++j)
+    row[j] = (s0 * p0[j] + s3 * p3[j]) + (s1 * p1[j] + s4 * p4[j]) + (s2 * p2[j] + s5 * p5[j]);
+}
+/* minv_row, and in the same sweep Pu_j = P_j + U·row_j. */
+static void minv_row_pass_on(const mbt_real* S, const mbt_real* U, mbt_real Dinv, const mbt_real* P,
+                             mbt_real* restrict Pu, int nv, int j0, int j1, mbt_real* restrict row) {
+  const mbt_real *p0 = P, *p1 = p0 + nv, *p2 = p1 + nv, *p3 = p2 + nv, *p4 = p3 + nv, *p5 = p4 + nv;
+  mbt_real *q0 = Pu, *q1 = q0 + nv, *q2 = q1 + nv, *q3 = q2 + nv, *q4 = q3 + nv, *q5 = q4 + nv;
+  const mbt_real s0 = -Dinv * S[0], s1 = -Dinv * S[1], s2 = -Dinv * S[2], s3 = -Dinv * S[3], s4 = -Dinv * S[4],
+                 s5 = -Dinv * S[5];
+  for (int j = j0; j < j1; ++j) {
+    const mbt_real a0 = p0[j], a1 = p1[j], a2 = p2[j], a3 = p3[j], a4 = p4[j], a5 = p5[j];
+    const mbt_real x = (s0 * a0 + s3 * a3) + (s1 * a1 + s4 * a4) + (s2 * a2 + s5 * a5);
+    row[j] = x;
+    q0[j] = a0 + U[0] * x, q1[j] = a1 + U[1] * x, q2[j] = a2 + U[2] * x;
+    q3[j] = a3 + U[3] * x, q4[j] = a4 + U[4] * x, q5[j] = a5 + U[5] * x;
+  }
+}
+
 /* Tip to base over the velocities, for the unit torques of k's subtree (columns j in
  * [k, end_k)) at once: U_k = Ia_k·S_k, D_k = S_kᵀ·U_k, the first part of row k of M⁻¹
  *   Minv_kj = (δ_kj − S_kᵀ·P_k,j)/D_k,
@@ -85,27 +109,40 @@ static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
       const mbt_real Dinv = 1 / D;
       ws->Dinv[k] = Dinv;
       row[k] = Dinv;
-      for (int j = k + 1; j < e; ++j) row[j] = 0;
-      for (int r = 0; r < 6; ++r) {
-        const mbt_real c = -Dinv * S[r], *p = P + (size_t)r * nv;
-        for (int j = k + 1; j < e; ++j) row[j] += c * p[j];
-      }
     }
-    if (up < 0) continue;
+    if (up < 0) {
+      if (!locked) minv_row(S, ws->Dinv[k], P, nv, k + 1, e, row);
+      continue;
+    }
     mbt_real* Iu = ws->Ia + (size_t)up * 36;
     const mbt_real Dinv = ws->Dinv[k];
     for (int r = 0; r < 6; ++r)
       for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
     mbt_real* Pu = ws->PA + (size_t)up * 6 * nv;
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real* p = P + (size_t)r * nv;
-      mbt_real* pu = Pu + (size_t)r * nv;
-      const mbt_real u = U[r];
-      pu[k] = u * row[k];
-      for (int j = k + 1; j < e; ++j) pu[j] = p[j] + u * row[j];
+    for (int r = 0; r < 6; ++r) Pu[(size_t)r * nv + k] = U[r] * row[k];
+    if (locked) {
+      for (int r = 0; r < 6; ++r) memcpy(Pu + (size_t)r * nv + k + 1, P + (size_t)r * nv + k + 1, (size_t)(e - k - 1) * sizeof(mbt_real));
+    } else {
+      minv_row_pass_on(S, U, Dinv, P, Pu, nv, k + 1, e, row);
     }
   }
   return MBT_OK;
+}
+
+/* row_j −= Dinv·U·Au_j and Ak_j = Au_j + S·row_j for j in [k, nv) (6 rows of stride nv each). */
+static void minv_row_forward(const mbt_real* S, const mbt_real* U, mbt_real Dinv, const mbt_real* Au,
+                             mbt_real* restrict Ak, int nv, int k, mbt_real* restrict row) {
+  const mbt_real *a0 = Au, *a1 = a0 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv, *a5 = a4 + nv;
+  mbt_real *b0 = Ak, *b1 = b0 + nv, *b2 = b1 + nv, *b3 = b2 + nv, *b4 = b3 + nv, *b5 = b4 + nv;
+  const mbt_real u0 = -Dinv * U[0], u1 = -Dinv * U[1], u2 = -Dinv * U[2], u3 = -Dinv * U[3], u4 = -Dinv * U[4],
+                 u5 = -Dinv * U[5];
+  for (int j = k; j < nv; ++j) {
+    const mbt_real c0 = a0[j], c1 = a1[j], c2 = a2[j], c3 = a3[j], c4 = a4[j], c5 = a5[j];
+    const mbt_real x = row[j] + ((u0 * c0 + u3 * c3) + (u1 * c1 + u4 * c4) + (u2 * c2 + u5 * c5));
+    row[j] = x;
+    b0[j] = c0 + S[0] * x, b1[j] = c1 + S[1] * x, b2[j] = c2 + S[2] * x;
+    b3[j] = c3 + S[3] * x, b4[j] = c4 + S[4] * x, b5[j] = c5 + S[5] * x;
+  }
 }
 
 /* Base to tip, the upper triangle (j ≥ k): with A_k,j the acceleration of k's virtual body
@@ -125,16 +162,7 @@ static void minv_forward(mbt_derivatives_workspace* ws, mbt_real* Minv) {
         for (int j = k; j < nv; ++j) Ak[(size_t)r * nv + j] = S[r] * row[j];
       continue;
     }
-    const mbt_real* Au = ws->PA + (size_t)up * 6 * nv;
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real c = -ws->Dinv[k] * ws->U[k][r], *a = Au + (size_t)r * nv;
-      for (int j = k; j < nv; ++j) row[j] += c * a[j];
-    }
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real *a = Au + (size_t)r * nv, s = S[r];
-      mbt_real* ak = Ak + (size_t)r * nv;
-      for (int j = k; j < nv; ++j) ak[j] = a[j] + s * row[j];
-    }
+    minv_row_forward(S, ws->U[k], ws->Dinv[k], ws->PA + (size_t)up * 6 * nv, Ak, nv, k, row);
   }
   for (int k = 0; k < nv; ++k)
     for (int j = k + 1; j < nv; ++j) Minv[(size_t)j * nv + k] = Minv[(size_t)k * nv + j];
