@@ -42,7 +42,7 @@ void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
   free(ws);
 }
 
-/* up[k] and end[k] of every velocity: the velocities of a node are a chain of virtual one-dof
+/* up[k], end[k] and node_end[k] of every velocity: the velocities of a node are a chain of virtual one-dof
  * joints (the node's body on the last), and in depth-first order a subtree's velocities are
  * contiguous. */
 static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, int* last, int* end_v) {
@@ -57,8 +57,10 @@ static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
     const int p = tree->local_nodes[i].parent;
     if (p > 0 && end_v[i] > end_v[p]) end_v[p] = end_v[i];
   }
-  for (int i = 1; i < ws->nl; ++i)
-    for (int j = 0; j < tree->local_nodes[i].nv; ++j) ws->end[tree->local_nodes[i].v_start + j] = end_v[i];
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    for (int j = 0; j < L->nv; ++j) ws->end[L->v_start + j] = end_v[i], ws->node_end[L->v_start + j] = L->v_start + L->nv;
+  }
 }
 
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
@@ -77,8 +79,8 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   const size_t node_bytes =
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
   ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
-  ws->S = malloc(n1 * (10 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 2 * sizeof(int)));
-  ws->vdot = malloc((4 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
+  ws->S = malloc(n1 * (7 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 3 * sizeof(int)));
+  ws->vdot = malloc((25 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -94,13 +96,12 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->Ic = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
   int* node_ints = (int*)p;
   mbt_v6* s = ws->S;
-  ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->Phi = s + 4 * n1;
-  ws->Omega = s + 5 * n1, ws->SI = s + 6 * n1, ws->SY = s + 7 * n1, ws->U = s + 8 * n1;
-  ws->pa = s + 9 * n1;
-  ws->Ia = (mbt_real*)(s + 10 * n1), ws->Dinv = ws->Ia + 36 * n1;
-  ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1;
-  ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1;
-  ws->T1 = ws->rhs2 + n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->SI = s + 4 * n1, ws->U = s + 5 * n1;
+  ws->pa = s + 6 * n1;
+  ws->Ia = (mbt_real*)(s + 7 * n1), ws->Dinv = ws->Ia + 36 * n1;
+  ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1, ws->node_end = ws->end + n1;
+  ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1, ws->J = ws->rhs2 + n1;
+  ws->T1 = ws->J + 21 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
@@ -299,7 +300,7 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
 static inline mbt_real dot3(const mbt_real* a, const mbt_real* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k, Ycᵀ·S_k, tau_k,
- * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k. */
+ * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
 static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives) {
   const mbt_inertia_moments* Ic = &ws->Ic[i];
   const mbt_ymat* Yc = &ws->Yc[i];
@@ -307,32 +308,44 @@ static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_r
   mbt__moments_mul6(Ic, S, ws->SI[k]);
   if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
   if (!derivatives) return;
-  mbt_v6 t1, t2;
-  y_tmul(Yc, S, ws->SY[k]);
-  mbt__v6_cross_force(S, ws->F[i], ws->Phi[k]);
+  const size_t nv = (size_t)ws->nv;
+  mbt_v6 SY, Phi, t1, t2;
+  y_tmul(Yc, S, SY);
+  mbt__v6_cross_force(S, ws->F[i], Phi);
   y_mul(Yc, ws->Wk[k], t1);
   mbt__moments_mul6(Ic, ws->Bk[k], t2);
-  for (int r = 0; r < 6; ++r) ws->Phi[k][r] += t1[r] + t2[r];
+  mbt_real* J = ws->J + k;
+  for (int r = 0; r < 6; ++r) J[r * nv] = ws->SI[k][r], J[(9 + r) * nv] = Phi[r] + t1[r] + t2[r];
+  for (int r = 0; r < 3; ++r) J[(6 + r) * nv] = SY[r];
   y_mul(Yc, S, t1);
   mbt__moments_mul6(Ic, ws->Gk[k], t2);
-  for (int r = 0; r < 6; ++r) ws->Omega[k][r] = t2[r] - t1[r];
+  for (int r = 0; r < 6; ++r) J[(15 + r) * nv] = t2[r] - t1[r];
 }
 
-/* The entries of velocity j (local node i) with every velocity k of an ancestor node:
- *   M_jk = M_kj = (Ic·S_j)·S_k,  ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,  ∂tau_k/∂q_j = S_k·Φ_j,
- *   ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k,  ∂tau_k/∂v_j = S_k·Ω_j. */
-static void ancestor_entries(const mbt_derivatives_workspace* ws, int k0, int j, mbt_real* dq, mbt_real* dv,
-                             mbt_real* M) {
+/* The entries of velocity k with the velocities j of the nodes below k's node (j in
+ * [node_end_k, end_k)), in one sweep over the rows of ws->J:
+ *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j,
+ *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,  ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k. */
+static void descendant_entries(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+                               mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;
-  const mbt_real *SI = ws->SI[j], *SY = ws->SY[j], *Phi = ws->Phi[j], *Om = ws->Omega[j];
-  mbt_real *dqj = dq + (size_t)j * nv, *dvj = dv + (size_t)j * nv;
-  for (int k = ws->up[k0]; k >= 0; k = ws->up[k]) {
-    const mbt_real* Sk = ws->S[k];
-    dqj[k] = dot3(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k]);
-    dq[(size_t)k * nv + j] = mbt__v6_dot(Sk, Phi);
-    dvj[k] = mbt__v6_dot(SI, ws->Gk[k]) - dot3(SY, Sk);
-    dv[(size_t)k * nv + j] = mbt__v6_dot(Sk, Om);
-    if (M) M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, Sk);
+  const int j0 = ws->node_end[k], j1 = ws->end[k];
+  const mbt_real *S = ws->S[k], *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k];
+  const mbt_real* restrict J = ws->J;
+  mbt_real *dqk = dq + (size_t)k * nv, *dvk = dv + (size_t)k * nv;
+  for (int j = j0; j < j1; ++j) {
+    mbt_real q = 0, v = 0, qt = 0, vt = 0;
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real si = J[r * nv + (size_t)j];
+      qt += S[r] * J[(9 + r) * nv + (size_t)j], vt += S[r] * J[(15 + r) * nv + (size_t)j];
+      q += B[r] * si, v += G[r] * si;
+    }
+    for (int r = 0; r < 3; ++r) {
+      const mbt_real sy = J[(6 + r) * nv + (size_t)j];
+      q += W[r] * sy, v -= S[r] * sy;
+    }
+    dqk[j] = qt, dvk[j] = vt;
+    dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
 }
 
@@ -349,28 +362,32 @@ static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
 }
 
 /* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
- * (backward_velocity), the entries within the node and with its ancestors. */
+ * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
+ * entries with them: descendant_entries). */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M) {
   const mbt_local_node* L = &tree->local_nodes[i];
-  const int k0 = L->v_start, nk = L->nv, nv = ws->nv;
+  const int k0 = L->v_start, nk = L->nv;
+  const size_t nv = (size_t)ws->nv;
   for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL);
   for (int j = k0; j < k0 + nk; ++j) {
-    const mbt_real *SI = ws->SI[j], *SY = ws->SY[j], *Sj = ws->S[j];
+    const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
       if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
-      dq[(size_t)j * nv + k] = moves_with(L->type, j - k0, k - k0)
-                                   ? dot3(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k])
-                                   : mbt__v6_dot(Sj, ws->Phi[k]);
-      dv[(size_t)j * nv + k] = mbt__v6_dot(Sj, ws->Omega[k]);
+      mbt_real q = 0, v = 0;
+      if (moves_with(L->type, j - k0, k - k0)) {
+        for (int r = 0; r < 3; ++r) q += J[(6 + r) * nv + (size_t)j] * ws->Wk[k][r];
+        q += mbt__v6_dot(SI, ws->Bk[k]);
+      } else {
+        for (int r = 0; r < 6; ++r) q += Sj[r] * J[(9 + r) * nv + (size_t)k];
+      }
+      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(15 + r) * nv + (size_t)k];
+      dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
-    if (dq) {
-      ancestor_entries(ws, k0, j, dq, dv, M);
-    } else if (M) {
+    if (M)
       for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
         M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, ws->S[k]);
-    }
   }
 }
 
@@ -420,6 +437,8 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
   for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M), add_to_parent(tree, ws, i);
+  if (dtau_dq)
+    for (int k = 0; k < nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }
 
@@ -471,6 +490,7 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
   memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   move_to_vdot(tree, ws, vdot);
   for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL);
+  for (int k = 0; k < tree->nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
 

@@ -41,16 +41,17 @@ struct mbt_derivatives_workspace {
   mbt_v6* Wk;                   /* S_k × vλ_k */
   mbt_v6* Bk;                   /* −S_k × aλ_k + (S_k × vλ_k) × vλ_k */
   mbt_v6* Gk;                   /* (u_k + vλ_k) × S_k */
-  mbt_v6* Phi;                  /* ∂F/∂q_k of the node's subtree */
-  mbt_v6* Omega;                /* ∂F/∂v_k of the node's subtree */
   mbt_v6* SI;                   /* Ic·S_j */
-  mbt_v6* SY;                   /* Ycᵀ·S_j (angular part; the linear part is zero) */
+  mbt_real* J;                  /* [21][nv] by rows, for the sweeps over a subtree's velocities:
+                                   0-5 Ic·S_j, 6-8 Ycᵀ·S_j (angular part; the linear part is zero),
+                                   9-14 Φ_j = ∂F/∂q_j, 15-20 Ω_j = ∂F/∂v_j of the node's subtree */
   mbt_v6* U;                    /* Ia_k·S_k (mass matrix inverse) */
   mbt_real* Ia;                 /* [nv][36] articulated inertia of velocity k's virtual body */
   mbt_real* Dinv;               /* [nv] 1/(S_kᵀ·Ia_k·S_k) */
   mbt_v6* pa;                   /* [nv] bias forces, then accelerations (forward dynamics) */
   int* up;                      /* [nv] the velocity before k on the path to the root, −1 at it */
   int* end;                     /* [nv] one past the last velocity of k's subtree */
+  int* node_end;                /* [nv] one past the last velocity of k's node */
   int* last;                    /* [nl] the last velocity of a node or, without any, of its nearest
                                    ancestor with one (−1: none) */
   mbt_real* PA;                 /* [nv][6][nv] forces, then accelerations (mass matrix inverse) */
