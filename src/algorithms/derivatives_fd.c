@@ -223,18 +223,22 @@ static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k,
     for (int c = 0; c < 4; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
 }
 
-/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 4×4 blocks, then the remaining rows and columns. */
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 4×4 blocks, the last row and column of blocks
+ * shifted back to end at nv (overlapping entries are computed twice, identically). */
 static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
-  const int nv = ws->nv, n4 = nv & ~3;
-  for (int i = 0; i < n4; i += 4)
-    for (int k = 0; k < n4; k += 4) neg_product_block(ws, i, k, Minv, X, Y);
-  for (int i = 0; i < nv; ++i)
-    for (int k = i < n4 ? n4 : 0; k < nv; ++k) {
-      mbt_real a = 0;
-      for (int j = 0; j < nv; ++j)
-        if (ws->end[j] > k) a += Minv[(size_t)i * nv + j] * X[(size_t)j * nv + k];
-      Y[(size_t)i * nv + k] = -a;
-    }
+  const int nv = ws->nv;
+  if (nv < 4) {
+    for (int i = 0; i < nv; ++i)
+      for (int k = 0; k < nv; ++k) {
+        mbt_real a = 0;
+        for (int j = 0; j < nv; ++j) a += Minv[(size_t)i * nv + j] * X[(size_t)j * nv + k];
+        Y[(size_t)i * nv + k] = -a;
+      }
+    return;
+  }
+  for (int i = 0; i < nv; i += 4)
+    for (int k = 0; k < nv; k += 4)
+      neg_product_block(ws, i + 4 <= nv ? i : nv - 4, k + 4 <= nv ? k : nv - 4, Minv, X, Y);
 }
 
 int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
