@@ -59,7 +59,7 @@ static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
   }
   for (int i = 1; i < ws->nl; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
-    for (int j = 0; j < L->nv; ++j) ws->end[L->v_start + j] = end_v[i], ws->node_end[L->v_start + j] = L->v_start + L->nv;
+    for (int j = L->v_start; j < L->v_start + L->nv; ++j) ws->end[j] = end_v[i], ws->node_end[j] = L->v_start + L->nv;
   }
 }
 

@@ -59,27 +59,21 @@ static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws
   (void)tree;
 }
 
-/* row_j = −Dinv·S·P_j for j in [j0, j1) (P: 6 rows of stride nv). */
-static void minv_row(const mbt_real* S, mbt_real Dinv, const mbt_real* P, int nv, int j0, int j1, mbt_real* row) {
-  const mbt_real *p0 = P, *p1 = p0 + nv, *p2 = p1 + nv, *p3 = p2 + nv, *p4 = p3 + nv, *p5 = p4 + nv;
-  const mbt_real s0 = -Dinv * S[0], s1 = -Dinv * S[1], s2 = -Dinv * S[2], s3 = -Dinv * S[3], s4 = -Dinv * S[4],
-                 s5 = -Dinv * S[5];
-  for (int j = j0; j < j1; ++j)
-    row[j] = (s0 * p0[j] + s3 * p3[j]) + (s1 * p1[j] + s4 * p4[j]) + (s2 * p2[j] + s5 * p5[j]);
-}
-/* minv_row, and in the same sweep Pu_j = P_j + U·row_j. */
-static void minv_row_pass_on(const mbt_real* S, const mbt_real* U, mbt_real Dinv, const mbt_real* P,
-                             mbt_real* restrict Pu, int nv, int j0, int j1, mbt_real* restrict row) {
-  const mbt_real *p0 = P, *p1 = p0 + nv, *p2 = p1 + nv, *p3 = p2 + nv, *p4 = p3 + nv, *p5 = p4 + nv;
-  mbt_real *q0 = Pu, *q1 = q0 + nv, *q2 = q1 + nv, *q3 = q2 + nv, *q4 = q3 + nv, *q5 = q4 + nv;
-  const mbt_real s0 = -Dinv * S[0], s1 = -Dinv * S[1], s2 = -Dinv * S[2], s3 = -Dinv * S[3], s4 = -Dinv * S[4],
-                 s5 = -Dinv * S[5];
+/* One sweep over j in [j0, j1) of 6 rows X_r (stride nv):
+ *   x_j = (add_row ? row_j : 0) + Σ_r c_r·X_r,j,  row_j = x_j,  Y_r,j = X_r,j + d_r·x_j
+ * (Y may be X). Tip to base c = −S_k/D_k, d = U_k, X = P_k, Y = P_up; base to tip
+ * c = −U_k/D_k, d = S_k, X = A_up, Y = A_k, add_row. */
+static void minv_sweep(const mbt_real* c, const mbt_real* d, const mbt_real* X, mbt_real* Y, int nv, int j0, int j1,
+                       bool add_row, mbt_real* restrict row) {
+  const mbt_real *x0 = X, *x1 = x0 + nv, *x2 = x1 + nv, *x3 = x2 + nv, *x4 = x3 + nv, *x5 = x4 + nv;
+  mbt_real *y0 = Y, *y1 = y0 + nv, *y2 = y1 + nv, *y3 = y2 + nv, *y4 = y3 + nv, *y5 = y4 + nv;
   for (int j = j0; j < j1; ++j) {
-    const mbt_real a0 = p0[j], a1 = p1[j], a2 = p2[j], a3 = p3[j], a4 = p4[j], a5 = p5[j];
-    const mbt_real x = (s0 * a0 + s3 * a3) + (s1 * a1 + s4 * a4) + (s2 * a2 + s5 * a5);
+    const mbt_real a0 = x0[j], a1 = x1[j], a2 = x2[j], a3 = x3[j], a4 = x4[j], a5 = x5[j];
+    const mbt_real dot = (c[0] * a0 + c[3] * a3) + (c[1] * a1 + c[4] * a4) + (c[2] * a2 + c[5] * a5);
+    const mbt_real x = add_row ? row[j] + dot : dot;
     row[j] = x;
-    q0[j] = a0 + U[0] * x, q1[j] = a1 + U[1] * x, q2[j] = a2 + U[2] * x;
-    q3[j] = a3 + U[3] * x, q4[j] = a4 + U[4] * x, q5[j] = a5 + U[5] * x;
+    y0[j] = a0 + d[0] * x, y1[j] = a1 + d[1] * x, y2[j] = a2 + d[2] * x;
+    y3[j] = a3 + d[3] * x, y4[j] = a4 + d[4] * x, y5[j] = a5 + d[5] * x;
   }
 }
 
@@ -95,7 +89,7 @@ static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
     const bool locked = ctx->any_locked && ctx->v_locked[k];
     mbt_real* Ia = ws->Ia + (size_t)k * 36;
     const mbt_real* S = ws->S[k];
-    const mbt_real* P = ws->PA + (size_t)k * 6 * nv;
+    mbt_real* P = ws->PA + (size_t)k * 6 * nv;
     mbt_real* row = Minv + (size_t)k * nv;
     mbt_real* U = ws->U[k];
     if (locked) {
@@ -110,8 +104,10 @@ static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
       ws->Dinv[k] = Dinv;
       row[k] = Dinv;
     }
-    if (up < 0) {
-      if (!locked) minv_row(S, ws->Dinv[k], P, nv, k + 1, e, row);
+    const mbt_real c[6] = {-ws->Dinv[k] * S[0], -ws->Dinv[k] * S[1], -ws->Dinv[k] * S[2],
+                           -ws->Dinv[k] * S[3], -ws->Dinv[k] * S[4], -ws->Dinv[k] * S[5]};
+    if (up < 0) {  /* nothing to pass on: P_k is overwritten */
+      if (!locked) minv_sweep(c, U, P, P, nv, k + 1, e, false, row);
       continue;
     }
     mbt_real* Iu = ws->Ia + (size_t)up * 36;
@@ -121,28 +117,13 @@ static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
     mbt_real* Pu = ws->PA + (size_t)up * 6 * nv;
     for (int r = 0; r < 6; ++r) Pu[(size_t)r * nv + k] = U[r] * row[k];
     if (locked) {
-      for (int r = 0; r < 6; ++r) memcpy(Pu + (size_t)r * nv + k + 1, P + (size_t)r * nv + k + 1, (size_t)(e - k - 1) * sizeof(mbt_real));
+      for (int r = 0; r < 6; ++r)
+        memcpy(Pu + (size_t)r * nv + k + 1, P + (size_t)r * nv + k + 1, (size_t)(e - k - 1) * sizeof(mbt_real));
     } else {
-      minv_row_pass_on(S, U, Dinv, P, Pu, nv, k + 1, e, row);
+      minv_sweep(c, U, P, Pu, nv, k + 1, e, false, row);
     }
   }
   return MBT_OK;
-}
-
-/* row_j −= Dinv·U·Au_j and Ak_j = Au_j + S·row_j for j in [k, nv) (6 rows of stride nv each). */
-static void minv_row_forward(const mbt_real* S, const mbt_real* U, mbt_real Dinv, const mbt_real* Au,
-                             mbt_real* restrict Ak, int nv, int k, mbt_real* restrict row) {
-  const mbt_real *a0 = Au, *a1 = a0 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv, *a5 = a4 + nv;
-  mbt_real *b0 = Ak, *b1 = b0 + nv, *b2 = b1 + nv, *b3 = b2 + nv, *b4 = b3 + nv, *b5 = b4 + nv;
-  const mbt_real u0 = -Dinv * U[0], u1 = -Dinv * U[1], u2 = -Dinv * U[2], u3 = -Dinv * U[3], u4 = -Dinv * U[4],
-                 u5 = -Dinv * U[5];
-  for (int j = k; j < nv; ++j) {
-    const mbt_real c0 = a0[j], c1 = a1[j], c2 = a2[j], c3 = a3[j], c4 = a4[j], c5 = a5[j];
-    const mbt_real x = row[j] + ((u0 * c0 + u3 * c3) + (u1 * c1 + u4 * c4) + (u2 * c2 + u5 * c5));
-    row[j] = x;
-    b0[j] = c0 + S[0] * x, b1[j] = c1 + S[1] * x, b2[j] = c2 + S[2] * x;
-    b3[j] = c3 + S[3] * x, b4[j] = c4 + S[4] * x, b5[j] = c5 + S[5] * x;
-  }
 }
 
 /* Base to tip, the upper triangle (j ≥ k): with A_k,j the acceleration of k's virtual body
@@ -162,7 +143,10 @@ static void minv_forward(mbt_derivatives_workspace* ws, mbt_real* Minv) {
         for (int j = k; j < nv; ++j) Ak[(size_t)r * nv + j] = S[r] * row[j];
       continue;
     }
-    minv_row_forward(S, ws->U[k], ws->Dinv[k], ws->PA + (size_t)up * 6 * nv, Ak, nv, k, row);
+    const mbt_real* U = ws->U[k];
+    const mbt_real c[6] = {-ws->Dinv[k] * U[0], -ws->Dinv[k] * U[1], -ws->Dinv[k] * U[2],
+                           -ws->Dinv[k] * U[3], -ws->Dinv[k] * U[4], -ws->Dinv[k] * U[5]};
+    minv_sweep(c, S, ws->PA + (size_t)up * 6 * nv, Ak, nv, k, nv, true, row);
   }
   for (int k = 0; k < nv; ++k)
     for (int j = k + 1; j < nv; ++j) Minv[(size_t)j * nv + k] = Minv[(size_t)k * nv + j];

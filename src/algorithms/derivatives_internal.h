@@ -1,10 +1,12 @@
 /* derivatives_internal.h: the workspace of the derivative algorithms (derivatives*.c) and
  * the 6-vector algebra they share (not installed).
  *
- * Every spatial quantity of the recursions is taken about the world origin Wo and expressed
- * in W [Carpentier & Mansard, RSS 2018]: motion vectors [w; v_Wo], force vectors [tau_Wo; f],
- * spatial accelerations in Featherstone's sense [Featherstone 2008, §2.6], so that quantities
- * of different bodies add without shifting. */
+ * Every spatial quantity of the recursions is taken about a point fixed in W, written Wo
+ * (mbt__id_derivatives: the origin of the first moving frame at the current q; the kinematics
+ * of derivatives_kin.c: the world origin), and expressed in W [Carpentier & Mansard, RSS
+ * 2018]: motion vectors [w; v_Wo], force vectors [tau_Wo; f], spatial accelerations in
+ * Featherstone's sense [Featherstone 2008, §2.6], so that quantities of different bodies add
+ * without shifting. */
 #ifndef MBT_DERIVATIVES_INTERNAL_H
 #define MBT_DERIVATIVES_INTERNAL_H
 
