@@ -227,12 +227,35 @@ static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt
   }
 }
 
+/* forward_node for a revolute node (axis ẑ of F = M): R_WM = R_WF·Rz(q) by its first two
+ * columns, S = [R_WF·ẑ; p_WoMo × R_WF·ẑ]. */
+static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+                             const mbt_real* vdot) {
+  const mbt_local_node* L = &ws->tree->local_nodes[i];
+  const mbt_transform* X_WA = &ws->X_WM[L->parent];
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  mbt_transform* X = &ws->X_WM[i];
+  for (int r = 0; r < 3; ++r) {
+    const mbt_real a = R_WF.m[r][0], b = R_WF.m[r][1];
+    X->R.m[r][0] = cs * a + sn * b, X->R.m[r][1] = cs * b - sn * a, X->R.m[r][2] = R_WF.m[r][2];
+  }
+  X->p = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  mbt_spatial_velocity H;
+  H.w = mbt_vec3_make(0, 0, 1), H.v = mbt_vec3_zero();
+  forward_one_velocity(ws, i, &R_WF, &H, v, vdot);
+}
+
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
                          const mbt_real* v, const mbt_real* vdot) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start, nk = L->nv;
   const mbt_transform* X_WA = &ws->X_WM[p];
+  if (L->type == MBT_MOBILIZER_REVOLUTE) {
+    forward_revolute(ctx, ws, i, v, vdot);
+    return;
+  }
   mbt_transform X_FM;
   mbt_spatial_velocity H[6];
   local_X_FM_H(tree, ctx, L, &X_FM, H);
