@@ -184,34 +184,31 @@ static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivative
   return MBT_OK;
 }
 
-/* Rows i..i+3, columns k..k+3 of Y = −Minv·X, in registers. X_jk is zero unless j and k are
- * on one path to the root: for j < k unless k is in j's subtree (end_j > k), for j ≥ k
- * beyond the subtrees of the columns (j ≥ je). */
+/* Rows i, i+1 and columns k..k+7 of Y = −Minv·X, in registers. Minv is symmetric, so
+ * Minv_ij = Minv_ji is read along row j next to X's row j. X_jk is zero unless j and k are on
+ * one path to the root: for j < k unless k is in j's subtree (end_j > k), for j ≥ k beyond the
+ * subtrees of the columns (j ≥ je). */
 static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k, const mbt_real* Minv,
                               const mbt_real* X, mbt_real* Y) {
   const size_t nv = (size_t)ws->nv;
   int je = 0;
-  for (int c = k; c < k + 4; ++c) je = ws->end[c] > je ? ws->end[c] : je;
-  mbt_real a[4][4] = {{0}};
-  const mbt_real* m = Minv + (size_t)i * nv;
+  for (int c = k; c < k + 8; ++c) je = ws->end[c] > je ? ws->end[c] : je;
+  mbt_real a[2][8] = {{0}};
   for (int j = 0; j < je; ++j) {
     if (ws->end[j] <= k) continue;
-    const mbt_real* x = X + (size_t)j * nv + k;
-    const mbt_real x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-    for (int r = 0; r < 4; ++r) {
-      const mbt_real c = m[r * nv + (size_t)j];
-      a[r][0] += c * x0, a[r][1] += c * x1, a[r][2] += c * x2, a[r][3] += c * x3;
-    }
+    const mbt_real *x = X + (size_t)j * nv + k, *m = Minv + (size_t)j * nv + i;
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 8; ++c) a[r][c] += m[r] * x[c];
   }
-  for (int r = 0; r < 4; ++r)
-    for (int c = 0; c < 4; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 8; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
 }
 
-/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 4×4 blocks, the last row and column of blocks
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 2×8 blocks, the last row and column of blocks
  * shifted back to end at nv (overlapping entries are computed twice, identically). */
 static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
   const int nv = ws->nv;
-  if (nv < 4) {
+  if (nv < 8) {
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) {
         mbt_real a = 0;
@@ -220,9 +217,9 @@ static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Min
       }
     return;
   }
-  for (int i = 0; i < nv; i += 4)
-    for (int k = 0; k < nv; k += 4)
-      neg_product_block(ws, i + 4 <= nv ? i : nv - 4, k + 4 <= nv ? k : nv - 4, Minv, X, Y);
+  for (int i = 0; i < nv; i += 2)
+    for (int k = 0; k < nv; k += 8)
+      neg_product_block(ws, i + 2 <= nv ? i : nv - 2, k + 8 <= nv ? k : nv - 8, Minv, X, Y);
 }
 
 int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
