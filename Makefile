@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all deps test run asan-test tsan-test fuzz bench clean
+.PHONY: all deps test run asan-test tsan-test valgrind-test fuzz bench clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMBT_WERROR=ON $(CMAKE_FLAGS) >/dev/null
@@ -34,6 +34,18 @@ tsan-test: deps
 	@cmake --build $(TSAN_BUILD) -j2
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
 	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -j2 -L threads
+
+# The unit tests (but the 100,000-body scale test and the threaded ones) and the fuzz replays of
+# the plain build under valgrind's memcheck: any error or definitely/indirectly lost block fails.
+VALGRIND = valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect
+valgrind-test: all
+	@fail=0; for t in $(BUILD)/tests/test_*; do \
+	  case $$t in *test_scale|*test_batch|*test_threads) continue;; esac; \
+	  [ -x $$t ] || continue; $(VALGRIND) $$t > $$t.valgrind.log 2>&1 || { echo "FAIL $$t ($$t.valgrind.log)"; fail=1; }; \
+	done; for t in urdf builder states derivatives contact; do \
+	  $(VALGRIND) $(BUILD)/fuzz/replay_$$t fuzz/corpus/$$t > $(BUILD)/fuzz/replay_$$t.valgrind.log 2>&1 || \
+	    { echo "FAIL replay_$$t"; fail=1; }; \
+	done; exit $$fail
 
 # Each libFuzzer target for FUZZ_SECONDS (clang, address and undefined sanitizers); fuzz/run.sh.
 fuzz:
