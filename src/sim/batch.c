@@ -254,7 +254,7 @@ int mbt_batch_set_parameters(mbt_batch* b, const mbt_context* ctx) {
   if (!b) return MBT_ERR_INVALID_ARGUMENT;
   if (!ctx || mbt_context_tree(ctx) != b->tree)
     return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT,
-                       "mbt_batch_set_parameters: the context is NULL or belongs to another tree");
+                            "mbt_batch_set_parameters: the context is NULL or belongs to another tree");
   for (int t = 0; t < b->num_threads; ++t) {
     const int st = mbt_context_copy_state(b->ctx[t], ctx);
     if (st) return mbt__batch_error(b, st, "mbt_batch_set_parameters: %s", mbt_context_last_error(b->ctx[t]));
@@ -434,15 +434,18 @@ static int item_rollout(mbt_batch* b, int thread, int k, char* msg, size_t msg_s
 
 static int check_rollout(mbt_batch* b, const mbt_rollout* r, int k) {
   if (!r->initial || mbt_context_tree(r->initial) != b->tree)
-    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: the initial context is NULL or "
-                       "belongs to another tree", k);
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT,
+                            "mbt_batch_rollouts: rollout %d: the initial context is NULL or belongs to another tree",
+                            k);
   const mbt_real t0 = mbt_context_time(r->initial);
   if (!(isfinite(r->t_final) && t0 <= r->t_final))
-    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: t_final = %g is not finite or "
-                       "before the initial time %g", k, r->t_final, t0);
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT,
+                            "mbt_batch_rollouts: rollout %d: t_final = %g is not finite or before the initial time %g",
+                            k, r->t_final, t0);
   if (r->trajectory && r->num_samples < 2)
-    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: a trajectory needs "
-                       "num_samples >= 2 (got %d)", k, r->num_samples);
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT,
+                            "mbt_batch_rollouts: rollout %d: a trajectory needs num_samples >= 2 (got %d)", k,
+                            r->num_samples);
   return MBT_OK;
 }
 
