@@ -119,6 +119,10 @@ PyObject* mbtpy_context_from_state(PyObject* self, PyObject* args);
 int mbtpy_tree_type_init(void);                    /* tree.c */
 extern PyMethodDef mbtpy_tree_query_methods[];    /* tree_query.c */
 int mbtpy_batch_begin(BatchObject* self);          /* batch.c: marks it running, or raises */
+/* batch.c: n, the rows of a 2-D input of `cols` columns; the optional int32 status array. */
+int mbtpy_batch_rows(PyObject* obj, const char* name, npy_intp cols, npy_intp* n);
+int mbtpy_batch_status(PyObject* obj, npy_intp n, int** data);
+extern PyMethodDef mbtpy_batch_deriv_methods[];    /* batch_derivatives.c */
 PyObject* mbtpy_batch_rollouts(BatchObject* self, PyObject* args, PyObject* kwargs); /* rollouts.c */
 extern PyMethodDef mbtpy_context_calc_methods[];   /* context_calc.c */
 extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */

@@ -309,7 +309,9 @@ PyMODINIT_FUNC PyInit__mbt(void) {
   Context_Type.tp_methods = join_methods(Context_Type.tp_methods);
   PyMethodDef* const sim_parts[] = {Simulator_Type.tp_methods, mbtpy_sim_contact_methods};
   Simulator_Type.tp_methods = mbtpy_join_methods(sim_parts, 2);
-  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
+  PyMethodDef* const batch_parts[] = {Batch_Type.tp_methods, mbtpy_batch_deriv_methods};
+  Batch_Type.tp_methods = mbtpy_join_methods(batch_parts, 2);
+  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || !Batch_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
       PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 || PyType_Ready(&Batch_Type) < 0 ||
       PyType_Ready(&ContactModel_Type) < 0 ||
       PyModule_AddObjectRef(m, "ContactModel", (PyObject*)&ContactModel_Type) < 0 ||
