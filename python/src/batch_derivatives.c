@@ -12,23 +12,8 @@ typedef struct {
   PyArrayObject* arr[MAX_OUT];
 } batch_outputs;
 
-/* New arrays, or the distinct arrays of the tuple `out`, checked as mbtpy_output checks. */
 static int make_outputs(PyObject* out, const char* name, batch_outputs* o) {
-  if (out && out != Py_None && (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != o->num)) {
-    PyErr_Format(PyExc_TypeError, "%s: out must be None or a tuple of %d arrays", name, o->num);
-    return -1;
-  }
-  for (int k = 0; k < o->num; ++k) {
-    PyObject* given = out && out != Py_None ? PyTuple_GET_ITEM(out, k) : NULL;
-    for (int i = 0; given && i < k; ++i)
-      if ((PyObject*)o->arr[i] == given) PyErr_Format(PyExc_ValueError, "%s: out[%d] is out[%d]", name, k, i);
-    o->arr[k] = PyErr_Occurred() ? NULL : mbtpy_output(given, name, o->ndim[k], o->dims[k]);
-    if (!o->arr[k]) {
-      for (int i = 0; i < k; ++i) Py_DECREF(o->arr[i]);
-      return -1;
-    }
-  }
-  return 0;
+  return mbtpy_output_tuple(out, name, o->num, o->ndim, (const npy_intp(*)[3])o->dims, o->arr);
 }
 
 static double* data(batch_outputs* o, int k) { return (double*)PyArray_DATA(o->arr[k]); }
@@ -36,13 +21,9 @@ static double* data(batch_outputs* o, int k) { return (double*)PyArray_DATA(o->a
 /* The tuple of outputs, or the error of the lowest-numbered failed state (unless the caller
  * passed status=, which then holds each state's status). */
 static PyObject* finish(BatchObject* self, int s, const int* status, batch_outputs* o) {
-  const int ok = s == MBT_OK || (status && s != MBT_ERR_INVALID_ARGUMENT);
-  PyObject* t = ok ? PyTuple_New(o->num) : NULL;
-  for (int k = 0; k < o->num; ++k) {
-    if (t) PyTuple_SET_ITEM(t, k, (PyObject*)o->arr[k]);
-    else Py_DECREF(o->arr[k]);
-  }
-  return ok ? t : mbtpy_raise(s, mbt_batch_last_error(self->batch));
+  if (s == MBT_OK || (status && s != MBT_ERR_INVALID_ARGUMENT)) return mbtpy_tuple_of(o->num, o->arr);
+  for (int k = 0; k < o->num; ++k) Py_DECREF(o->arr[k]);
+  return mbtpy_raise(s, mbt_batch_last_error(self->batch));
 }
 
 /* The shared front: x (n rows), status, two optional per-state inputs u1, u2 (n x nv). */
