@@ -227,10 +227,9 @@ static PyObject* pair_enabled(ContactModelObject* self, PyObject* args) {
 static PyObject* shape_body(ContactModelObject* self, PyObject* arg) {
   const long k = PyLong_AsLong(arg);
   if (k == -1 && PyErr_Occurred()) return NULL;
-  const int b = k < 0 || k >= mbt_contact_model_num_shapes(self->model) ? -1
-                                                                        : mbt_contact_model_shape_body(self->model, (int)k);
-  if (b < 0) return PyErr_Format(PyExc_IndexError, "shape %ld out of range (%d shapes)", k,
-                                 mbt_contact_model_num_shapes(self->model));
+  const int n = mbt_contact_model_num_shapes(self->model);
+  const int b = k < 0 || k >= n ? -1 : mbt_contact_model_shape_body(self->model, (int)k);
+  if (b < 0) return PyErr_Format(PyExc_IndexError, "shape %ld out of range (%d shapes)", k, n);
   return PyLong_FromLong(b);
 }
 

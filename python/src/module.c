@@ -340,7 +340,8 @@ PyMODINIT_FUNC PyInit__mbt(void) {
   Simulator_Type.tp_methods = mbtpy_join_methods(sim_parts, 2);
   PyMethodDef* const batch_parts[] = {Batch_Type.tp_methods, mbtpy_batch_deriv_methods};
   Batch_Type.tp_methods = mbtpy_join_methods(batch_parts, 2);
-  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || !Batch_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
+  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || !Batch_Type.tp_methods ||
+      mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
       PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 || PyType_Ready(&Batch_Type) < 0 ||
       PyType_Ready(&ContactModel_Type) < 0 ||
       PyModule_AddObjectRef(m, "ContactModel", (PyObject*)&ContactModel_Type) < 0 ||
