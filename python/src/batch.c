@@ -38,7 +38,7 @@ static void batch_dealloc(BatchObject* self) {
 }
 
 /* Rows of a 2-D input: n from its first dimension (cols columns). */
-static int rows_of(PyObject* obj, const char* name, npy_intp cols, npy_intp* n) {
+int mbtpy_batch_rows(PyObject* obj, const char* name, npy_intp cols, npy_intp* n) {
   PyArrayObject* a = (PyArrayObject*)PyArray_FROMANY(obj, NPY_DOUBLE, 2, 2, 0);
   *n = a && PyArray_DIM(a, 1) == cols ? PyArray_DIM(a, 0) : -1;
   Py_XDECREF(a);
@@ -50,7 +50,7 @@ static int rows_of(PyObject* obj, const char* name, npy_intp cols, npy_intp* n) 
 }
 
 /* The per-state status array the caller may pass: int32 of n, C-contiguous, writeable. */
-static int status_array(PyObject* obj, npy_intp n, int** data) {
+int mbtpy_batch_status(PyObject* obj, npy_intp n, int** data) {
   *data = NULL;
   if (!obj || obj == Py_None) return 0;
   PyArrayObject* a = (PyArrayObject*)obj;
@@ -89,7 +89,7 @@ static PyObject* batch_dynamics(BatchObject* self, PyObject* const* args, Py_ssi
   npy_intp n, dims[2] = {0, self->nv};
   if (mbtpy_parse(fname, args, nargs, kwnames, inverse ? id_names : fd_names, 4, a)) return NULL;
   if (!a[0]) return PyErr_Format(PyExc_TypeError, "%s: x is required", fname);
-  if (rows_of(a[0], "x", self->nq + self->nv, &n) || status_array(a[3], n, &status)) return NULL;
+  if (mbtpy_batch_rows(a[0], "x", self->nq + self->nv, &n) || mbtpy_batch_status(a[3], n, &status)) return NULL;
   dims[0] = n;
   PyArrayObject* out = NULL;
   int began = 0;
@@ -127,7 +127,7 @@ static PyObject* batch_of_q(BatchObject* self, PyObject* const* args, Py_ssize_t
   npy_intp n;
   if (mbtpy_parse(fname, args, nargs, kwnames, names, 3, a)) return NULL;
   if (!a[0]) return PyErr_Format(PyExc_TypeError, "%s: q is required", fname);
-  if (rows_of(a[0], "q", self->nq, &n) || status_array(a[2], n, &status) ||
+  if (mbtpy_batch_rows(a[0], "q", self->nq, &n) || mbtpy_batch_status(a[2], n, &status) ||
       mbtpy_input(a[0], "q", n, self->nq, 0, &hq, &q))
     return NULL;
   npy_intp dims[4] = {n, poses ? self->nb : self->nv, poses ? 4 : self->nv, 4};

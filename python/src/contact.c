@@ -184,6 +184,28 @@ static PyObject* add_ground(ContactModelObject* self, PyObject* args, PyObject* 
   return shape_result(self, mbt_contact_model_add_ground(self->model, n, height, &m));
 }
 
+static PyObject* add_collision_geometry(ContactModelObject* self, PyObject* args, PyObject* kwargs) {
+  static char* kwlist[] = {"material", NULL};
+  PyObject* mat = Py_None;
+  mbt_contact_material m;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:add_collision_geometry", kwlist, &mat)) return NULL;
+  if (self->frozen) return PyErr_Format(PyExc_RuntimeError, "the contact model is in use by a simulator");
+  if (material_arg(mat, &m)) return NULL;
+  int s;
+  Py_BEGIN_ALLOW_THREADS                 /* meshes are read from files and their hulls computed */
+  s = mbt_contact_model_add_collision_geometry(self->model, &m);
+  Py_END_ALLOW_THREADS
+  return shape_result(self, s);
+}
+
+static PyObject* lowest_point(ContactModelObject* self, PyObject* ctx) {
+  if (!PyObject_TypeCheck(ctx, &Context_Type) || ((ContextObject*)ctx)->tree != self->tree)
+    return PyErr_Format(PyExc_TypeError, "lowest_point: expected a Context of the model's tree");
+  mbt_real z;
+  if (check(self, mbt_contact_model_calc_lowest_point(self->model, ((ContextObject*)ctx)->ctx, &z)) < 0) return NULL;
+  return PyFloat_FromDouble(z);
+}
+
 static PyObject* exclude_pair(ContactModelObject* self, PyObject* args) {
   PyObject *a, *b;
   if (!PyArg_ParseTuple(args, "OO:exclude_pair", &a, &b)) return NULL;
@@ -205,10 +227,9 @@ static PyObject* pair_enabled(ContactModelObject* self, PyObject* args) {
 static PyObject* shape_body(ContactModelObject* self, PyObject* arg) {
   const long k = PyLong_AsLong(arg);
   if (k == -1 && PyErr_Occurred()) return NULL;
-  const int b = k < 0 || k >= mbt_contact_model_num_shapes(self->model) ? -1
-                                                                        : mbt_contact_model_shape_body(self->model, (int)k);
-  if (b < 0) return PyErr_Format(PyExc_IndexError, "shape %ld out of range (%d shapes)", k,
-                                 mbt_contact_model_num_shapes(self->model));
+  const int n = mbt_contact_model_num_shapes(self->model);
+  const int b = k < 0 || k >= n ? -1 : mbt_contact_model_shape_body(self->model, (int)k);
+  if (b < 0) return PyErr_Format(PyExc_IndexError, "shape %ld out of range (%d shapes)", k, n);
   return PyLong_FromLong(b);
 }
 
@@ -237,6 +258,15 @@ static PyMethodDef cm_methods[] = {
      "A mesh as its vertex set p_GV (n x 3, in G): contacts with half spaces, spheres, capsules, boxes."},
     {"add_ground", KW(add_ground), "add_ground(normal=(0, 0, 1), height=0, material=None) -> shape index\n\n"
      "The ground: the half space n·p_WQ <= height of the world (n normalized)."},
+    {"add_collision_geometry", KW(add_collision_geometry),
+     "add_collision_geometry(material=None) -> number of shapes added\n\n"
+     "The tree's collision geometry (a URDF's <collision> elements) as shapes with one material:\n"
+     "primitives as they are, a mesh as the vertex set of its convex hull. Fails whole (model\n"
+     "unchanged) naming the geometry, body, file and problem."},
+    {"lowest_point", (PyCFunction)lowest_point, METH_O,
+     "lowest_point(context) -> float: the lowest world height z of the shapes on moving bodies at\n"
+     "the context's configuration (exact for every shape), e.g. to set a robot on the ground.\n"
+     "mbt.NotFoundError if no moving body has a shape."},
     {"exclude_pair", (PyCFunction)exclude_pair, METH_VARARGS,
      "exclude_pair(body_A, body_B): shapes of these bodies never touch."},
     {"pair_enabled", (PyCFunction)pair_enabled, METH_VARARGS,

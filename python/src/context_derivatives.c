@@ -17,38 +17,19 @@ static mbt_derivatives_workspace* workspace(ContextObject* self) {
   return self->ws;
 }
 
-/* n outputs of the given shapes (ndim 1 when dims[k][1] == 0): new arrays, or the arrays of
- * the tuple `out`, each checked as mbtpy_output checks and all distinct. -1 with the error. */
-static int outputs(PyObject* out, const char* name, int n, const npy_intp dims[][2], PyArrayObject** arr) {
-  if (out && out != Py_None && (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != n)) {
-    PyErr_Format(PyExc_TypeError, "%s: out must be None or a tuple of %d arrays", name, n);
-    return -1;
-  }
-  for (int k = 0; k < n; ++k) {
-    PyObject* o = out && out != Py_None ? PyTuple_GET_ITEM(out, k) : NULL;
-    for (int i = 0; o && i < k; ++i)
-      if ((PyObject*)arr[i] == o) {
-        PyErr_Format(PyExc_ValueError, "%s: out[%d] is the same array as out[%d]", name, k, i);
-        o = NULL;
-      }
-    arr[k] = PyErr_Occurred() ? NULL : mbtpy_output(o, name, dims[k][1] ? 2 : 1, dims[k]);
-    if (!arr[k]) {
-      for (int i = 0; i < k; ++i) Py_DECREF(arr[i]);
-      return -1;
-    }
-  }
-  return 0;
-}
-
 /* The tuple of the n outputs, or the context's error (the outputs released). */
 static PyObject* finish(ContextObject* self, int status, int n, PyArrayObject** arr) {
-  PyObject* t = status == MBT_OK ? PyTuple_New(n) : NULL;
+  if (status == MBT_OK) return mbtpy_tuple_of(n, arr);
+  for (int k = 0; k < n; ++k) Py_DECREF(arr[k]);
+  return mbtpy_raise(status, mbt_context_last_error(self->ctx));
+}
+
+/* Shapes for mbtpy_output_tuple: a vector of `first` then n - 1 matrices rows x nv. */
+static void shapes(int n, npy_intp first, npy_intp rows, npy_intp nv, int* ndim, npy_intp (*dims)[3]) {
   for (int k = 0; k < n; ++k) {
-    if (t) PyTuple_SET_ITEM(t, k, (PyObject*)arr[k]);
-    else Py_DECREF(arr[k]);
+    ndim[k] = k ? 2 : 1;
+    dims[k][0] = k ? rows : first, dims[k][1] = nv, dims[k][2] = 0;
   }
-  if (status != MBT_OK) return mbtpy_raise(status, mbt_context_last_error(self->ctx));
-  return t;
 }
 
 /* ---- inverse and forward dynamics ------------------------------------------------------ */
@@ -65,11 +46,14 @@ static PyObject* inverse_dynamics_derivatives(ContextObject* self, FASTARGS) {
   static const char* const names[] = {"vdot", "tau_applied", "out"};
   PyObject *a[3], *hv = NULL, *ht = NULL;
   const double *vdot = NULL, *tau_app = NULL;
-  const npy_intp n = self->nv, dims[4][2] = {{n, 0}, {n, n}, {n, n}, {n, n}};
+  const npy_intp n = self->nv;
+  int ndim[4];
+  npy_intp dims[4][3];
   PyArrayObject* o[4];
+  shapes(4, n, n, n, ndim, dims);
   if (!workspace(self) || mbtpy_parse("inverse_dynamics_derivatives", args, nargs, kwnames, names, 3, a) ||
       mbtpy_input(a[0], "vdot", 0, n, 1, &hv, &vdot) || mbtpy_input(a[1], "tau_applied", 0, n, 1, &ht, &tau_app) ||
-      outputs(a[2], "inverse_dynamics_derivatives", 4, dims, o)) {
+      mbtpy_output_tuple(a[2], "inverse_dynamics_derivatives", 4, ndim, (const npy_intp(*)[3])dims, o)) {
     Py_XDECREF(hv);
     Py_XDECREF(ht);
     return NULL;
@@ -95,10 +79,14 @@ static PyObject* forward_dynamics_derivatives(ContextObject* self, FASTARGS) {
   static const char* const names[] = {"tau", "out"};
   PyObject *a[2], *ht = NULL;
   const double* tau = NULL;
-  const npy_intp n = self->nv, dims[4][2] = {{n, 0}, {n, n}, {n, n}, {n, n}};
+  const npy_intp n = self->nv;
+  int ndim[4];
+  npy_intp dims[4][3];
   PyArrayObject* o[4];
+  shapes(4, n, n, n, ndim, dims);
   if (!workspace(self) || mbtpy_parse("forward_dynamics_derivatives", args, nargs, kwnames, names, 2, a) ||
-      mbtpy_input(a[0], "tau", 0, n, 1, &ht, &tau) || outputs(a[1], "forward_dynamics_derivatives", 4, dims, o)) {
+      mbtpy_input(a[0], "tau", 0, n, 1, &ht, &tau) ||
+      mbtpy_output_tuple(a[1], "forward_dynamics_derivatives", 4, ndim, (const npy_intp(*)[3])dims, o)) {
     Py_XDECREF(ht);
     return NULL;
   }
@@ -198,15 +186,18 @@ static PyObject* semi_implicit_euler_step_derivatives(ContextObject* self, FASTA
   static const char* const names[] = {"h", "tau", "out"};
   PyObject *a[3], *ht = NULL;
   const double* tau = NULL;
-  const npy_intp n = self->nv, m = self->nq;
-  const npy_intp dims[8][2] = {{m, 0}, {n, 0}, {n, n}, {n, n}, {n, n}, {n, n}, {n, n}, {n, n}};
+  const npy_intp n = self->nv;
+  int ndim[8];
+  npy_intp dims[8][3];
   PyArrayObject* o[8];
+  shapes(8, self->nq, n, n, ndim, dims);
+  ndim[1] = 1, dims[1][0] = n;                       /* v_next, a vector too */
   if (!workspace(self) || mbtpy_parse("semi_implicit_euler_step_derivatives", args, nargs, kwnames, names, 3, a))
     return NULL;
   const double h = a[0] ? PyFloat_AsDouble(a[0]) : -1;
   if (!a[0]) return PyErr_Format(PyExc_TypeError, "semi_implicit_euler_step_derivatives(h, tau=None, out=None)");
   if ((h == -1 && PyErr_Occurred()) || mbtpy_input(a[1], "tau", 0, n, 1, &ht, &tau) ||
-      outputs(a[2], "semi_implicit_euler_step_derivatives", 8, dims, o)) {
+      mbtpy_output_tuple(a[2], "semi_implicit_euler_step_derivatives", 8, ndim, (const npy_intp(*)[3])dims, o)) {
     Py_XDECREF(ht);
     return NULL;
   }

@@ -162,7 +162,8 @@ int mbtpy_context_params_restore(ContextObject* self, PyObject* state) {
   int s = MBT_OK;
   for (int b = 1; s == MBT_OK && b < self->nb; ++b) {
     const double* r = d + 10 * b;
-    const mbt_spatial_inertia M = {r[0], {{r[1], r[2], r[3]}}, mbt_unit_inertia_make(r[4], r[5], r[6], r[7], r[8], r[9])};
+    const mbt_spatial_inertia M = {r[0], {{r[1], r[2], r[3]}},
+                                   mbt_unit_inertia_make(r[4], r[5], r[6], r[7], r[8], r[9])};
     if (memcmp(&M, mbt_tree_body_spatial_inertia(self->tree->tree, b), sizeof M) != 0)
       s = mbt_body_set_spatial_inertia(self->ctx, b, &M);
   }

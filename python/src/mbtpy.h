@@ -100,6 +100,12 @@ int mbtpy_input(PyObject* obj, const char* name, npy_intp rows, npy_intp cols, i
 /* The output array: `out` (checked: float64, C-contiguous, writeable, exact shape) with a
  * new reference, or a new array when out is NULL or None. NULL with ValueError set. */
 PyArrayObject* mbtpy_output(PyObject* out, const char* name, int ndim, const npy_intp* dims);
+/* n outputs (arr[k] of ndim[k] <= 3 dimensions dims[k]): new arrays, or the distinct arrays of
+ * the tuple `out`, each checked as mbtpy_output checks. -1 with the error set, none kept. */
+int mbtpy_output_tuple(PyObject* out, const char* name, int n, const int* ndim, const npy_intp (*dims)[3],
+                       PyArrayObject** arr);
+/* The tuple of the n arrays (references stolen; released if the tuple cannot be made). */
+PyObject* mbtpy_tuple_of(int n, PyArrayObject** arr);
 /* A 3-vector from a sequence of 3 numbers. */
 int mbtpy_vec3(PyObject* obj, const char* name, mbt_vec3* v);
 /* A pose from a 4x4 homogeneous matrix; None gives the identity when `optional`. */
@@ -119,6 +125,10 @@ PyObject* mbtpy_context_from_state(PyObject* self, PyObject* args);
 int mbtpy_tree_type_init(void);                    /* tree.c */
 extern PyMethodDef mbtpy_tree_query_methods[];    /* tree_query.c */
 int mbtpy_batch_begin(BatchObject* self);          /* batch.c: marks it running, or raises */
+/* batch.c: n, the rows of a 2-D input of `cols` columns; the optional int32 status array. */
+int mbtpy_batch_rows(PyObject* obj, const char* name, npy_intp cols, npy_intp* n);
+int mbtpy_batch_status(PyObject* obj, npy_intp n, int** data);
+extern PyMethodDef mbtpy_batch_deriv_methods[];    /* batch_derivatives.c */
 PyObject* mbtpy_batch_rollouts(BatchObject* self, PyObject* args, PyObject* kwargs); /* rollouts.c */
 extern PyMethodDef mbtpy_context_calc_methods[];   /* context_calc.c */
 extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */

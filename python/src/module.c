@@ -186,6 +186,35 @@ PyArrayObject* mbtpy_output(PyObject* out, const char* name, int ndim, const npy
   return a;
 }
 
+int mbtpy_output_tuple(PyObject* out, const char* name, int n, const int* ndim, const npy_intp (*dims)[3],
+                       PyArrayObject** arr) {
+  if (out && out != Py_None && (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != n)) {
+    PyErr_Format(PyExc_TypeError, "%s: out must be None or a tuple of %d arrays", name, n);
+    return -1;
+  }
+  for (int k = 0; k < n; ++k) {
+    PyObject* given = out && out != Py_None ? PyTuple_GET_ITEM(out, k) : NULL;
+    for (int i = 0; given && i < k; ++i)
+      if ((PyObject*)arr[i] == given)
+        PyErr_Format(PyExc_ValueError, "%s: out[%d] is the same array as out[%d]", name, k, i);
+    arr[k] = PyErr_Occurred() ? NULL : mbtpy_output(given, name, ndim[k], dims[k]);
+    if (!arr[k]) {
+      for (int i = 0; i < k; ++i) Py_DECREF(arr[i]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+PyObject* mbtpy_tuple_of(int n, PyArrayObject** arr) {
+  PyObject* t = PyTuple_New(n);
+  for (int k = 0; k < n; ++k) {
+    if (t) PyTuple_SET_ITEM(t, k, (PyObject*)arr[k]);
+    else Py_DECREF(arr[k]);
+  }
+  return t;
+}
+
 int mbtpy_vec3(PyObject* obj, const char* name, mbt_vec3* v) {
   PyObject* hold;
   const double* d;
@@ -309,7 +338,10 @@ PyMODINIT_FUNC PyInit__mbt(void) {
   Context_Type.tp_methods = join_methods(Context_Type.tp_methods);
   PyMethodDef* const sim_parts[] = {Simulator_Type.tp_methods, mbtpy_sim_contact_methods};
   Simulator_Type.tp_methods = mbtpy_join_methods(sim_parts, 2);
-  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
+  PyMethodDef* const batch_parts[] = {Batch_Type.tp_methods, mbtpy_batch_deriv_methods};
+  Batch_Type.tp_methods = mbtpy_join_methods(batch_parts, 2);
+  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || !Batch_Type.tp_methods ||
+      mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
       PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 || PyType_Ready(&Batch_Type) < 0 ||
       PyType_Ready(&ContactModel_Type) < 0 ||
       PyModule_AddObjectRef(m, "ContactModel", (PyObject*)&ContactModel_Type) < 0 ||

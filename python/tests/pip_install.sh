@@ -23,5 +23,14 @@ M = ctx.mass_matrix()
 vdot = np.linspace(0.5, -0.5, 6)
 tau = ctx.inverse_dynamics(vdot)
 assert np.allclose(tau, M @ vdot + ctx.bias_term() - ctx.gravity_forces(), atol=1e-10)
+_, _, _, M2 = ctx.inverse_dynamics_derivatives(vdot)
+assert np.allclose(M2, M, atol=1e-12)
+ctx.gravity = (0, 0, 0)
+assert not np.any(ctx.gravity_forces())
+assert mbt.ContactModel(ctx.tree).add_ground() == 0
+assert mbt.spatial_inertia(1.0, (0, 0, 0), np.eye(3))[3, 3] == 1.0
+import os
+for name in ("__init__.pyi", "py.typed"):      # the type hints are installed with the package
+    assert os.path.exists(os.path.join(os.path.dirname(mbt.__file__), name)), name
 print("mbt installed by pip:", mbt.__file__)
 PY

@@ -95,3 +95,48 @@ def test_the_gil_is_released_during_batched_calls(panda):
     inside, duration = stamps_inside(lambda: batch.rollouts(ctxs, 0.1, integrator="rk4", dt=1e-5))
     assert duration > 0.08, "the batch was too short to tell"
     assert inside >= 2, f"the main thread ran {inside} times in the middle of the call"
+
+
+def test_batched_derivatives_equal_single_calls(panda):
+    ctx = panda.context()
+    ctx.set_joint_damping(2, [0.3])
+    batch = mbt.Batch(panda, num_threads=2)
+    batch.set_parameters(ctx)
+    x, u = _states(panda, 9, seed=4)
+    tau_app = np.linspace(-1, 1, 9 * panda.nv).reshape(9, panda.nv)
+    idd = batch.inverse_dynamics_derivatives(x, u, tau_app)
+    fdd = batch.forward_dynamics_derivatives(x, u)
+    x_next, A, B = batch.semi_implicit_euler_step_derivatives(1e-2, x, u)
+    nv = panda.nv
+    assert A.shape == (9, 2 * nv, 2 * nv) and B.shape == (9, 2 * nv, nv) and x_next.shape == x.shape
+    for k in range(len(x)):
+        ctx.x = x[k]
+        for batched, single in zip(idd, ctx.inverse_dynamics_derivatives(u[k], tau_app[k])):
+            assert np.array_equal(batched[k], single)
+        for batched, single in zip(fdd, ctx.forward_dynamics_derivatives(u[k])):
+            assert np.array_equal(batched[k], single)
+        q1, v1, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau = ctx.semi_implicit_euler_step_derivatives(1e-2, u[k])
+        assert np.array_equal(x_next[k], np.concatenate([q1, v1]))
+        assert np.array_equal(A[k], np.block([[dq_dq, dq_dv], [dv_dq, dv_dv]]))
+        assert np.array_equal(B[k], np.vstack([dq_dtau, dv_dtau]))
+    outs = tuple(np.empty_like(a) for a in (x_next, A, B))
+    r = batch.semi_implicit_euler_step_derivatives(1e-2, x, u, out=outs)
+    assert all(p is q for p, q in zip(r, outs)) and np.array_equal(outs[1], A)
+
+
+def test_batched_derivative_errors(panda):
+    batch = mbt.Batch(panda)
+    x, u = _states(panda, 3)
+    with pytest.raises(ValueError, match="one state per row"):
+        batch.inverse_dynamics_derivatives(x[:, :5])
+    with pytest.raises(TypeError, match="tuple of 4"):
+        batch.forward_dynamics_derivatives(x, out=np.empty((3, panda.nv)))
+    with pytest.raises(ValueError, match="shape"):
+        batch.semi_implicit_euler_step_derivatives(1e-2, x, out=(np.empty((3, 2)), np.empty((3, 2, 2)),
+                                                                 np.empty((3, 2, 1))))
+    with pytest.raises(mbt.InvalidArgumentError):
+        batch.semi_implicit_euler_step_derivatives(float("nan"), x)
+    x[1, 0] = float("nan")
+    status = np.zeros(3, dtype=np.int32)
+    vdot = batch.forward_dynamics_derivatives(x, status=status)[0]
+    assert status[0] == 0 and status[2] == 0 and np.all(np.isfinite(vdot[[0, 2]]))

@@ -133,3 +133,49 @@ def test_contact_errors():
     sim.contact_model = None
     with pytest.raises(mbt.InvalidArgumentError):
         sim.set_contact_solver(50, 1e-8)                              # no model any more
+
+
+BALL_URDF = """<robot name="ball">
+  <link name="ball">
+    <inertial><mass value="1"/><inertia ixx="0.004" iyy="0.004" izz="0.004" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><sphere radius="0.1"/></geometry></collision>
+  </link>
+</robot>"""
+
+
+def test_collision_geometry_from_urdf_and_lowest_point():
+    tree = mbt.load_urdf_string(BALL_URDF, floating=True)
+    cm = mbt.ContactModel(tree)
+    assert cm.add_collision_geometry() == 1 and cm.shape_body(0) == tree.body_index("ball")
+    ctx = tree.context()
+    q = ctx.q.copy()
+    q[6] = 0.5
+    ctx.q = q
+    assert cm.lowest_point(ctx) == pytest.approx(0.4, abs=1e-15)
+    q[6] = 0.1                                       # resting on z = 0
+    ctx.q = q
+    assert cm.lowest_point(ctx) == pytest.approx(0.0, abs=1e-15)
+    cm.add_ground()
+    sim = mbt.Simulator(ctx, integrator="time_stepping", dt=1e-3, contact_model=cm)
+    sim.advance_to(1.0)
+    k = mbt.ContactModel.default_material()["stiffness"] / 2     # springs in series
+    assert sim.context.q[6] == pytest.approx(0.1 - 9.81 / k, abs=1e-7)
+    with pytest.raises(RuntimeError, match="in use"):
+        cm.add_collision_geometry()
+
+
+def test_lowest_point_of_a_robot_moves_with_its_base():
+    tree = mbt.load_urdf(model("solo12.urdf"), floating=True)
+    cm = mbt.ContactModel(tree)
+    assert cm.add_collision_geometry(material={"static_friction": 0.8, "dynamic_friction": 0.8}) == 17
+    ctx = tree.context()
+    z0 = cm.lowest_point(ctx)
+    q = ctx.q.copy()
+    q[6] += 0.25
+    ctx.q = q
+    assert cm.lowest_point(ctx) == pytest.approx(z0 + 0.25, abs=1e-14)
+    with pytest.raises(TypeError, match="model's tree"):
+        cm.lowest_point(mbt.load_urdf(model("ur5.urdf")).context())
+    empty = mbt.ContactModel(tree)
+    with pytest.raises(mbt.NotFoundError):
+        empty.lowest_point(ctx)

@@ -81,7 +81,8 @@ def test_batch_calls_do_not_leak(ur5):
     status = np.zeros(4, dtype=np.int32)
     watched = (batch, ur5, x, status)
     for call in (lambda: batch.inverse_dynamics(x, status=status),
-                 lambda: batch.forward_kinematics(x[:, :6])):
+                 lambda: batch.forward_kinematics(x[:, :6]),
+                 lambda: batch.semi_implicit_euler_step_derivatives(1e-2, x, status=status)):
         call()
         before = [sys.getrefcount(o) for o in watched]
         tracemalloc.start()
