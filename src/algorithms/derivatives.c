@@ -42,6 +42,27 @@ void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
   free(ws);
 }
 
+/* up[k], end[k] and node_end[k] of every velocity: the velocities of a node are a chain of virtual one-dof
+ * joints (the node's body on the last), and in depth-first order a subtree's velocities are
+ * contiguous. */
+static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, int* last, int* end_v) {
+  last[0] = -1;
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    last[i] = L->nv > 0 ? L->v_start + L->nv - 1 : last[L->parent];
+    end_v[i] = L->v_start + L->nv;
+    for (int j = 0; j < L->nv; ++j) ws->up[L->v_start + j] = j == 0 ? last[L->parent] : L->v_start + j - 1;
+  }
+  for (int i = ws->nl - 1; i > 1; --i) {
+    const int p = tree->local_nodes[i].parent;
+    if (p > 0 && end_v[i] > end_v[p]) end_v[p] = end_v[i];
+  }
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    for (int j = L->v_start; j < L->v_start + L->nv; ++j) ws->end[j] = end_v[i], ws->node_end[j] = L->v_start + L->nv;
+  }
+}
+
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
   if (!tree) return NULL;
   if (!tree->finalized) {
@@ -54,30 +75,37 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->tree = tree;
   ws->nv = tree->nv;
   ws->nl = tree->num_local_nodes;
-  /* One block per node array, one per velocity array, one of doubles. */
-  const size_t node_bytes = nl * (sizeof(mbt_transform) + 3 * sizeof(mbt_v6) + sizeof(mbt_inertia_moments) + sizeof(mbt_m6));
-  ws->X_WM = malloc(node_bytes);
-  ws->S = malloc(n1 * 8 * sizeof(mbt_v6) + n1 * sizeof(int));
-  ws->vdot = malloc((4 * n1 + 7 * n1 * n1) * sizeof(mbt_real));
+  /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
+  const size_t node_bytes =
+      nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
+  ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
+  ws->S = malloc(n1 * (7 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 3 * sizeof(int)));
+  ws->vdot = malloc((25 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
   }
   char* p = (char*)ws->X_WM;
   p += nl * sizeof(mbt_transform);
-  ws->Yc = (mbt_m6*)p, p += nl * sizeof(mbt_m6);
   ws->V = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->A = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
   ws->F = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
-  ws->Ic = (mbt_inertia_moments*)p;
+  ws->dF = (mbt_v6*)p, p += nl * sizeof(mbt_v6);
+  ws->Yc = (mbt_ymat*)p, p += nl * sizeof(mbt_ymat);
+  ws->Ib = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
+  ws->Ic = (mbt_inertia_moments*)p, p += nl * sizeof(mbt_inertia_moments);
+  int* node_ints = (int*)p;
   mbt_v6* s = ws->S;
-  ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->Phi = s + 4 * n1;
-  ws->Omega = s + 5 * n1, ws->SI = s + 6 * n1, ws->SY = s + 7 * n1;
-  ws->free_dofs = (int*)(s + 8 * n1);
-  ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1;
-  ws->L = ws->rhs2 + n1;
-  ws->T1 = ws->L + n1 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->Wk = s + n1, ws->Bk = s + 2 * n1, ws->Gk = s + 3 * n1, ws->SI = s + 4 * n1, ws->U = s + 5 * n1;
+  ws->pa = s + 6 * n1;
+  ws->Ia = (mbt_real*)(s + 7 * n1), ws->Dinv = ws->Ia + 36 * n1;
+  ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1, ws->node_end = ws->end + n1;
+  ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1, ws->J = ws->rhs2 + n1;
+  ws->T1 = ws->J + 21 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
+  ws->PA = ws->T6 + n1 * n1;
+  ws->last = node_ints;
+  velocity_tree(tree, ws, node_ints, node_ints + nl);
   return ws;
 }
 
@@ -132,19 +160,90 @@ static void inertia_at_Wo(const mbt_inertia_moments* I, const mbt_transform* X_W
   J->K[0] = A[0][0], J->K[1] = A[1][1], J->K[2] = A[2][2], J->K[3] = A[0][1], J->K[4] = A[0][2], J->K[5] = A[1][2];
 }
 
-/* Y = I·(v×) − (I·v)×̄* − v×*·I column by column: Y·x = I·(v × x) − x ×* (I·v) − v ×* (I·x). */
-static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, mbt_real* Y) {
-  mbt_v6 h, e, t, It, c1, c2;
-  mbt__moments_mul6(I, v, h);
-  for (int c = 0; c < 6; ++c) {
-    for (int r = 0; r < 6; ++r) e[r] = r == c;
-    mbt__v6_cross(v, e, t);
-    mbt__moments_mul6(I, t, It);
-    mbt__v6_cross_force(e, h, c1);
-    mbt__moments_mul6(I, e, t);
-    mbt__v6_cross_force(v, t, c2);
-    for (int r = 0; r < 6; ++r) Y[r * 6 + c] = It[r] - c1[r] - c2[r];
+/* Y of one body (derivatives_internal.h): with C = K·[ω]×, K·[ω]× − [ω]×·K = C + Cᵀ (K is
+ * symmetric), and [h]×[u]× + [u]×[h]× = u·hᵀ + h·uᵀ − 2(u·h)·1. */
+static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, const mbt_real* Iv, mbt_ymat* Y) {
+  const mbt_real* K = I->K;
+  const mbt_real* h = I->h.v;
+  const mbt_real w0 = v[0], w1 = v[1], w2 = v[2], u0 = v[3], u1 = v[4], u2 = v[5];
+  /* C = K·[ω]×: column c is K·(ω × ê_c). */
+  const mbt_real C00 = K[3] * w2 - K[4] * w1, C01 = K[4] * w0 - K[0] * w2, C02 = K[0] * w1 - K[3] * w0;
+  const mbt_real C10 = K[1] * w2 - K[5] * w1, C11 = K[5] * w0 - K[3] * w2, C12 = K[3] * w1 - K[1] * w0;
+  const mbt_real C20 = K[5] * w2 - K[2] * w1, C21 = K[2] * w0 - K[4] * w2, C22 = K[4] * w1 - K[5] * w0;
+  const mbt_real uh = u0 * h[0] + u1 * h[1] + u2 * h[2];
+  Y->s[0] = 2 * (C00 + u0 * h[0] - uh);
+  Y->s[1] = 2 * (C11 + u1 * h[1] - uh);
+  Y->s[2] = 2 * (C22 + u2 * h[2] - uh);
+  Y->s[3] = C01 + C10 + u0 * h[1] + h[0] * u1;
+  Y->s[4] = C02 + C20 + u0 * h[2] + h[0] * u2;
+  Y->s[5] = C12 + C21 + u1 * h[2] + h[1] * u2;
+  for (int r = 0; r < 3; ++r) Y->n[r] = Iv[r], Y->b[r] = 2 * Iv[3 + r];
+}
+
+/* Σ·x for Σ stored as (xx, yy, zz, xy, xz, yz). */
+static inline void sym3_mul(const mbt_real* s, const mbt_real* x, mbt_real* y) {
+  y[0] = s[0] * x[0] + s[3] * x[1] + s[4] * x[2];
+  y[1] = s[3] * x[0] + s[1] * x[1] + s[5] * x[2];
+  y[2] = s[4] * x[0] + s[5] * x[1] + s[2] * x[2];
+}
+/* Y·x = [Σ·x_ω + n × x_ω; b × x_ω] */
+static inline void y_mul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
+  sym3_mul(Y->s, x, y);
+  y[0] += Y->n[1] * x[2] - Y->n[2] * x[1];
+  y[1] += Y->n[2] * x[0] - Y->n[0] * x[2];
+  y[2] += Y->n[0] * x[1] - Y->n[1] * x[0];
+  y[3] = Y->b[1] * x[2] - Y->b[2] * x[1];
+  y[4] = Y->b[2] * x[0] - Y->b[0] * x[2];
+  y[5] = Y->b[0] * x[1] - Y->b[1] * x[0];
+}
+/* Yᵀ·x = [Σ·x_ω − n × x_ω − b × x_v; 0]: its angular part. */
+static inline void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
+  sym3_mul(Y->s, x, y);
+  y[0] -= Y->n[1] * x[2] - Y->n[2] * x[1] + Y->b[1] * x[5] - Y->b[2] * x[4];
+  y[1] -= Y->n[2] * x[0] - Y->n[0] * x[2] + Y->b[2] * x[3] - Y->b[0] * x[5];
+  y[2] -= Y->n[0] * x[1] - Y->n[1] * x[0] + Y->b[0] * x[4] - Y->b[1] * x[3];
+  y[3] = y[4] = y[5] = 0;
+}
+
+/* forward_node for a node of one velocity k (u_k = vλ_k = V_λ): with W = S × V_λ,
+ *   V = V_λ + S·v,  A = A_λ − W·v + S·v̇,  B = −S × A_λ + W × V_λ,  G = 2·V_λ × S = −2·W. */
+static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt_mat3* R_WF,
+                                 const mbt_spatial_velocity* H, const mbt_real* v, const mbt_real* vdot) {
+  const int p = ws->tree->local_nodes[i].parent, k = ws->tree->local_nodes[i].v_start;
+  mbt_real* S = ws->S[k];
+  const mbt_vec3 w = mbt_mat3_mul_vec(R_WF, H->w);
+  const mbt_vec3 vo = mbt_vec3_add(mbt_mat3_mul_vec(R_WF, H->v), mbt_vec3_cross(ws->X_WM[i].p, w));
+  S[0] = w.v[0], S[1] = w.v[1], S[2] = w.v[2], S[3] = vo.v[0], S[4] = vo.v[1], S[5] = vo.v[2];
+  const mbt_real vk = v ? v[k] : 0, ak = vdot ? vdot[k] : 0;
+  const mbt_real *Vp = ws->V[p], *Ap = ws->A[p];
+  mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k], *V = ws->V[i], *A = ws->A[i];
+  mbt_v6 t;
+  mbt__v6_cross(S, Vp, W);
+  mbt__v6_cross(W, Vp, t);
+  mbt__v6_cross(S, Ap, B);
+  for (int r = 0; r < 6; ++r) {
+    B[r] = t[r] - B[r], G[r] = -2 * W[r];
+    V[r] = Vp[r] + S[r] * vk, A[r] = Ap[r] - W[r] * vk + S[r] * ak;
   }
+}
+
+/* forward_node for a revolute node (axis ẑ of F = M): R_WM = R_WF·Rz(q) by its first two
+ * columns, S = [R_WF·ẑ; p_WoMo × R_WF·ẑ]. */
+static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+                             const mbt_real* vdot) {
+  const mbt_local_node* L = &ws->tree->local_nodes[i];
+  const mbt_transform* X_WA = &ws->X_WM[L->parent];
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  mbt_transform* X = &ws->X_WM[i];
+  for (int r = 0; r < 3; ++r) {
+    const mbt_real a = R_WF.m[r][0], b = R_WF.m[r][1];
+    X->R.m[r][0] = cs * a + sn * b, X->R.m[r][1] = cs * b - sn * a, X->R.m[r][2] = R_WF.m[r][2];
+  }
+  X->p = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  mbt_spatial_velocity H;
+  H.w = mbt_vec3_make(0, 0, 1), H.v = mbt_vec3_zero();
+  forward_one_velocity(ws, i, &R_WF, &H, v, vdot);
 }
 
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
@@ -153,6 +252,10 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   const mbt_local_node* L = &tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start, nk = L->nv;
   const mbt_transform* X_WA = &ws->X_WM[p];
+  if (L->type == MBT_MOBILIZER_REVOLUTE) {
+    forward_revolute(ctx, ws, i, v, vdot);
+    return;
+  }
   mbt_transform X_FM;
   mbt_spatial_velocity H[6];
   local_X_FM_H(tree, ctx, L, &X_FM, H);
@@ -161,6 +264,10 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   mbt_transform* X = &ws->X_WM[i];
   X->R = mbt_mat3_mul(&R_WF, &X_FM.R);
   X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  if (nk == 1) {
+    forward_one_velocity(ws, i, &R_WF, H, v, vdot);
+    return;
+  }
   mbt_v6 SV[6], c[6], u[6];
   for (int j = 0; j < nk; ++j) {  /* S_j = [R_WF·w; R_WF·v_Mo + p_WoMo × R_WF·w] */
     mbt_real* S = ws->S[k0 + j];
@@ -199,82 +306,112 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   }
 }
 
-/* The node's own Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
+/* The node's own Ib = Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
 static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
   const mbt_real *V = ws->V[i], *A = ws->A[i];
   mbt_inertia_moments* I = &ws->Ic[i];
   inertia_at_Wo(&ctx->I_Mo_M[i], &ws->X_WM[i], I);
+  ws->Ib[i] = *I;
   mbt_v6 Ia, Iv, vIv;
   mbt__moments_mul6(I, A, Ia);
   mbt__moments_mul6(I, V, Iv);
   mbt__v6_cross_force(V, Iv, vIv);
   for (int r = 0; r < 6; ++r) ws->F[i][r] = Ia[r] + vIv[r];
-  body_Y(I, V, ws->Yc[i]);
+  body_Y(I, V, Iv, &ws->Yc[i]);
 }
 
-/* Ic·x, Ycᵀ·x, Yc·x */
-static inline void yc_tmul(const mbt_real* Y, const mbt_real* x, mbt_real* y) {
-  for (int c = 0; c < 6; ++c)
-    y[c] = Y[c] * x[0] + Y[6 + c] * x[1] + Y[12 + c] * x[2] + Y[18 + c] * x[3] + Y[24 + c] * x[4] + Y[30 + c] * x[5];
-}
-static inline void yc_mul(const mbt_real* Y, const mbt_real* x, mbt_real* y) {
-  for (int r = 0; r < 6; ++r) y[r] = mbt__v6_dot(Y + 6 * r, x);
+static inline mbt_real dot3(const mbt_real* a, const mbt_real* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k, Ycᵀ·S_k, tau_k,
+ * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
+static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives) {
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  const mbt_ymat* Yc = &ws->Yc[i];
+  const mbt_real* S = ws->S[k];
+  mbt__moments_mul6(Ic, S, ws->SI[k]);
+  if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
+  if (!derivatives) return;
+  const size_t nv = (size_t)ws->nv;
+  mbt_v6 SY, Phi, t1, t2;
+  y_tmul(Yc, S, SY);
+  mbt__v6_cross_force(S, ws->F[i], Phi);
+  y_mul(Yc, ws->Wk[k], t1);
+  mbt__moments_mul6(Ic, ws->Bk[k], t2);
+  mbt_real* J = ws->J + k;
+  for (int r = 0; r < 6; ++r) J[r * nv] = ws->SI[k][r], J[(9 + r) * nv] = Phi[r] + t1[r] + t2[r];
+  for (int r = 0; r < 3; ++r) J[(6 + r) * nv] = SY[r];
+  y_mul(Yc, S, t1);
+  mbt__moments_mul6(Ic, ws->Gk[k], t2);
+  for (int r = 0; r < 6; ++r) J[(15 + r) * nv] = t2[r] - t1[r];
 }
 
-/* Tip to base for local node i (its subtree's Ic, Yc, F complete): the per-velocity Φ, Ω,
- * Ic·S, Ycᵀ·S; tau; the entries of the node's rows and columns with itself and its ancestors;
- * then Ic, Yc, F added into the parent's. */
+/* The entries of velocity k with the velocities j of the nodes below k's node (j in
+ * [node_end_k, end_k)), in one sweep over the rows of ws->J:
+ *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j,
+ *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,  ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k. */
+static void descendant_entries(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+                               mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j0 = ws->node_end[k], j1 = ws->end[k];
+  const mbt_real *S = ws->S[k], *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k];
+  const mbt_real* restrict J = ws->J;
+  mbt_real *dqk = dq + (size_t)k * nv, *dvk = dv + (size_t)k * nv;
+  for (int j = j0; j < j1; ++j) {
+    mbt_real q = 0, v = 0, qt = 0, vt = 0;
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real si = J[r * nv + (size_t)j];
+      qt += S[r] * J[(9 + r) * nv + (size_t)j], vt += S[r] * J[(15 + r) * nv + (size_t)j];
+      q += B[r] * si, v += G[r] * si;
+    }
+    for (int r = 0; r < 3; ++r) {
+      const mbt_real sy = J[(6 + r) * nv + (size_t)j];
+      q += W[r] * sy, v -= S[r] * sy;
+    }
+    dqk[j] = qt, dvk[j] = vt;
+    dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
+  }
+}
+
+/* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
+static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {
+  const int p = tree->local_nodes[i].parent;
+  if (p == 0) return;
+  mbt_inertia_moments* Ip = &ws->Ic[p];
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  Ip->m += Ic->m;
+  Ip->h = mbt_vec3_add(Ip->h, Ic->h);
+  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r], ws->Yc[p].s[r] += ws->Yc[i].s[r];
+  for (int r = 0; r < 3; ++r) ws->Yc[p].n[r] += ws->Yc[i].n[r], ws->Yc[p].b[r] += ws->Yc[i].b[r];
+}
+
+/* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
+ * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
+ * entries with them: descendant_entries). */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M) {
   const mbt_local_node* L = &tree->local_nodes[i];
-  const int k0 = L->v_start, nk = L->nv, nv = ws->nv;
-  const mbt_inertia_moments* Ic = &ws->Ic[i];
-  const mbt_real* Yc = ws->Yc[i];
-  for (int k = k0; k < k0 + nk; ++k) {
-    mbt_v6 t1, t2;
-    const mbt_real* S = ws->S[k];
-    mbt__moments_mul6(Ic, S, ws->SI[k]);
-    yc_tmul(Yc, S, ws->SY[k]);
-    if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
-    if (!dq) continue;
-    mbt__v6_cross_force(S, ws->F[i], ws->Phi[k]);
-    yc_mul(Yc, ws->Wk[k], t1);
-    mbt__moments_mul6(Ic, ws->Bk[k], t2);
-    for (int r = 0; r < 6; ++r) ws->Phi[k][r] += t1[r] + t2[r];
-    yc_mul(Yc, S, t1);
-    mbt__moments_mul6(Ic, ws->Gk[k], t2);
-    for (int r = 0; r < 6; ++r) ws->Omega[k][r] = t2[r] - t1[r];
-  }
+  const int k0 = L->v_start, nk = L->nv;
+  const size_t nv = (size_t)ws->nv;
+  for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL);
   for (int j = k0; j < k0 + nk; ++j) {
-    const mbt_real *SI = ws->SI[j], *SY = ws->SY[j], *Sj = ws->S[j];
+    const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
       if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
-      dq[(size_t)j * nv + k] = moves_with(L->type, j - k0, k - k0)
-                                   ? mbt__v6_dot(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k])
-                                   : mbt__v6_dot(Sj, ws->Phi[k]);
-      dv[(size_t)j * nv + k] = mbt__v6_dot(Sj, ws->Omega[k]);
-    }
-    for (int a = L->parent; a > 0; a = tree->local_nodes[a].parent) {
-      const mbt_local_node* La = &tree->local_nodes[a];
-      for (int k = La->v_start; k < La->v_start + La->nv; ++k) {
-        const mbt_real* Sk = ws->S[k];
-        if (M) M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, Sk);
-        if (!dq) continue;
-        dq[(size_t)j * nv + k] = mbt__v6_dot(SY, ws->Wk[k]) + mbt__v6_dot(SI, ws->Bk[k]);
-        dq[(size_t)k * nv + j] = mbt__v6_dot(Sk, ws->Phi[j]);
-        dv[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->Gk[k]) - mbt__v6_dot(SY, Sk);
-        dv[(size_t)k * nv + j] = mbt__v6_dot(Sk, ws->Omega[j]);
+      mbt_real q = 0, v = 0;
+      if (moves_with(L->type, j - k0, k - k0)) {
+        for (int r = 0; r < 3; ++r) q += J[(6 + r) * nv + (size_t)j] * ws->Wk[k][r];
+        q += mbt__v6_dot(SI, ws->Bk[k]);
+      } else {
+        for (int r = 0; r < 6; ++r) q += Sj[r] * J[(9 + r) * nv + (size_t)k];
       }
+      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(15 + r) * nv + (size_t)k];
+      dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
+    if (M)
+      for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
+        M[(size_t)j * nv + k] = M[(size_t)k * nv + j] = mbt__v6_dot(SI, ws->S[k]);
   }
-  const int p = L->parent;
-  if (p == 0) return;
-  mbt_inertia_moments* Ip = &ws->Ic[p];
-  Ip->m += Ic->m;
-  Ip->h = mbt_vec3_add(Ip->h, Ic->h);
-  for (int r = 0; r < 6; ++r) Ip->K[r] += Ic->K[r], ws->F[p][r] += ws->F[i][r];
-  for (int r = 0; r < 36; ++r) ws->Yc[p][r] += Yc[r];
 }
 
 /* tau += D·v + K·(q − q0) − tau_app, ∂tau/∂v += D, ∂tau/∂q += K (revolute springs). */
@@ -295,6 +432,20 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
+/* −p_WoO for the point O about which the recursions take their spatial quantities: the origin
+ * of the first moving frame at the current q, fixed while differentiating (tau and its
+ * derivatives do not depend on O; a point on the robot keeps the moments small wherever the
+ * robot is, as the local-frame algorithms do). */
+static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
+  if (tree->num_local_nodes < 2) return mbt_vec3_zero();
+  const mbt_local_node* L = &tree->local_nodes[1];
+  mbt_transform X_FM;
+  mbt_spatial_velocity H[6];
+  local_X_FM_H(tree, ctx, L, &X_FM, H);
+  const mbt_vec3 p = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
+  return mbt_vec3_make(-p.v[0], -p.v[1], -p.v[2]);
+}
+
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
@@ -304,11 +455,66 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   if (dtau_dq) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   if (M) memset(M, 0, nn * sizeof(mbt_real));
   ws->X_WM[0] = mbt_transform_identity();
+  ws->X_WM[0].p = reference_point(tree, ctx);
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M);
+  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M), add_to_parent(tree, ws, i);
+  if (dtau_dq)
+    for (int k = 0; k < nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
+}
+
+void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                           const mbt_real* tau_app, mbt_real* tau0) {
+  mbt__id_derivatives(tree, ctx, ws, ctx->v, NULL, ctx->g_W, true, tau_app, tau0, NULL, NULL, NULL);
+}
+
+/* The pass of mbt__derivatives_bias moved to v̇: per local node i, with ΔA the change of its
+ * acceleration (ΔA_λ + Σ_j S_j·v̇_j), Δaλ_k = ΔA_λ + Σ_{m, σ_mk = 0} S_m·v̇_m,
+ *   A += ΔA,  B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F). */
+static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
+  mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
+  for (int r = 0; r < 6; ++r) dA[0][r] = 0;
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    const int k0 = L->v_start, nk = L->nv;
+    const mbt_real* dAp = dA[L->parent];
+    for (int k = k0; k < k0 + nk; ++k) {
+      mbt_v6 da, t;
+      memcpy(da, dAp, sizeof da);
+      for (int m = k0; m < k0 + nk; ++m)
+        if (!moves_with(L->type, m - k0, k - k0))
+          for (int r = 0; r < 6; ++r) da[r] += ws->S[m][r] * vdot[m];
+      mbt__v6_cross(ws->S[k], da, t);
+      for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
+    }
+    for (int r = 0; r < 6; ++r) dA[i][r] = dAp[r];
+    for (int m = k0; m < k0 + nk; ++m)
+      for (int r = 0; r < 6; ++r) dA[i][r] += ws->S[m][r] * vdot[m];
+  }
+  for (int i = ws->nl - 1; i > 0; --i) {
+    mbt_v6 f;
+    for (int r = 0; r < 6; ++r) ws->A[i][r] += dA[i][r];
+    mbt__moments_mul6(&ws->Ib[i], dA[i], f);
+    memcpy(dA[i], f, sizeof f);
+  }
+  for (int i = ws->nl - 1; i > 0; --i) {
+    const int p = tree->local_nodes[i].parent;
+    for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];
+    if (p > 0)
+      for (int r = 0; r < 6; ++r) dA[p][r] += dA[i][r];
+  }
+}
+
+void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                              const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
+  const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
+  memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  move_to_vdot(tree, ws, vdot);
+  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL);
+  for (int k = 0; k < tree->nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
+  add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
 
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

@@ -2,10 +2,14 @@
  *
  * Forward dynamics inverts inverse dynamics: tau_ID(q, v, FD(q, v, tau), tau) = 0 for all
  * (q, v, tau), so by the implicit function theorem [Carpentier & Mansard, RSS 2018, §IV]
- *   ∂v̇/∂q = −M⁻¹·∂tau_ID/∂q,  ∂v̇/∂v = −M⁻¹·∂tau_ID/∂v  at v̇ = FD,  ∂v̇/∂tau = M⁻¹,
- * with M = ∂tau_ID/∂v̇ from the same pass. With locked joints only the free block M_ff acts
- * (v̇ of a locked joint is 0): M⁻¹ is M_ff⁻¹ padded with zeros. M_ff = L·Lᵀ by the dense
- * Cholesky factorization; M⁻¹ = L⁻ᵀ·L⁻¹. */
+ *   ∂v̇/∂q = −M⁻¹·∂tau_ID/∂q,  ∂v̇/∂v = −M⁻¹·∂tau_ID/∂v  at v̇ = FD,  ∂v̇/∂tau = M⁻¹.
+ * M⁻¹ comes from the articulated-body recursion applied to the nv unit torques at once
+ * [Carpentier, "Analytical inverse of the joint space inertia matrix", 2018], in W about Wo
+ * (no transforms), O(nv²), without forming M: the velocities of a node are a chain of
+ * virtual one-dof joints (the node's body on the last one), which has the same M. With
+ * locked joints only the free block M_ff acts (v̇ of a locked joint is 0): a locked velocity
+ * passes its articulated inertia on whole, as a weld, and its rows and columns of M⁻¹ are
+ * zero (M_ff⁻¹ padded with zeros). */
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
@@ -24,58 +28,198 @@ static int check_force_elements(const mbt_tree* tree, mbt_context* ctx, const ch
   return MBT_OK;
 }
 
-/* ws->L = L with L·Lᵀ = M_ff (packed nf×nf), ws->free_dofs; the number of free velocities, or
- * a negative status (singular: the message names the body). */
-static int factor_free_block(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
-                             const mbt_real* M) {
-  const int nv = tree->nv;
-  int nf = 0;
+/* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
+static void moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
+  const mbt_real* K = I->K;
+  const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
+  const mbt_real rows[36] = {K[0], K[3], K[4], 0,   -h2, h1,  K[3], K[1], K[5], h2, 0,  -h0,
+                             K[4], K[5], K[2], -h1, h0,  0,   0,    h2,   -h1,  m,  0,  0,
+                             -h2,  0,    h0,   0,   m,   0,   h1,   -h0,  0,    0,  0,  m};
+  memcpy(P, rows, sizeof rows);
+}
+
+static int singular_error(const mbt_tree* tree, mbt_context* ctx, int dof) {
+  const mbt_node* n = &tree->nodes[tree->v_node[dof]];
+  return mbt__context_error(ctx, MBT_ERR_SINGULAR,
+                            "body '%s': mass matrix is singular at velocity %d (mobilizer '%s'): its inverse "
+                            "and the forward dynamics derivatives are undefined",
+                            tree->bodies[n->body].name, dof, tree->mobilizers[n->mobilizer].name);
+}
+
+/* Ia_k of every velocity: the body of a node on its last velocity, zero elsewhere. */
+static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws) {
+  memset(ws->Ia, 0, (size_t)ws->nv * 36 * sizeof(mbt_real));
+  for (int i = 1; i < ws->nl; ++i) {
+    if (ws->last[i] < 0) continue;
+    mbt_real P[36];
+    mbt_real* Ia = ws->Ia + (size_t)ws->last[i] * 36;
+    moments_matrix(&ws->Ib[i], P);
+    for (int r = 0; r < 36; ++r) Ia[r] += P[r];
+  }
+  (void)tree;
+}
+
+/* One sweep over j in [j0, j1) of 6 rows X_r (stride nv):
+ *   x_j = (add_row ? row_j : 0) + Σ_r c_r·X_r,j,  row_j = x_j,  Y_r,j = X_r,j + d_r·x_j
+ * (Y may be X). Tip to base c = −S_k/D_k, d = U_k, X = P_k, Y = P_up; base to tip
+ * c = −U_k/D_k, d = S_k, X = A_up, Y = A_k, add_row. */
+static void minv_sweep(const mbt_real* c, const mbt_real* d, const mbt_real* X, mbt_real* Y, int nv, int j0, int j1,
+                       bool add_row, mbt_real* restrict row) {
+  const mbt_real *x0 = X, *x1 = x0 + nv, *x2 = x1 + nv, *x3 = x2 + nv, *x4 = x3 + nv, *x5 = x4 + nv;
+  mbt_real *y0 = Y, *y1 = y0 + nv, *y2 = y1 + nv, *y3 = y2 + nv, *y4 = y3 + nv, *y5 = y4 + nv;
+  for (int j = j0; j < j1; ++j) {
+    const mbt_real a0 = x0[j], a1 = x1[j], a2 = x2[j], a3 = x3[j], a4 = x4[j], a5 = x5[j];
+    const mbt_real dot = (c[0] * a0 + c[3] * a3) + (c[1] * a1 + c[4] * a4) + (c[2] * a2 + c[5] * a5);
+    const mbt_real x = add_row ? row[j] + dot : dot;
+    row[j] = x;
+    y0[j] = a0 + d[0] * x, y1[j] = a1 + d[1] * x, y2[j] = a2 + d[2] * x;
+    y3[j] = a3 + d[3] * x, y4[j] = a4 + d[4] * x, y5[j] = a5 + d[5] * x;
+  }
+}
+
+/* Tip to base over the velocities, for the unit torques of k's subtree (columns j in
+ * [k, end_k)) at once: U_k = Ia_k·S_k, D_k = S_kᵀ·U_k, the first part of row k of M⁻¹
+ *   Minv_kj = (δ_kj − S_kᵀ·P_k,j)/D_k,
+ * then Ia_λ += Ia_k − U_k·U_kᵀ/D_k and P_λ,j = P_k,j + U_k·Minv_kj (each column of P_λ comes
+ * from one child: no accumulation). P_k is 6 rows of nv in ws->PA. */
+static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  const int nv = ws->nv;
+  for (int k = nv - 1; k >= 0; --k) {
+    const int up = ws->up[k], e = ws->end[k];
+    const bool locked = ctx->any_locked && ctx->v_locked[k];
+    mbt_real* Ia = ws->Ia + (size_t)k * 36;
+    const mbt_real* S = ws->S[k];
+    mbt_real* P = ws->PA + (size_t)k * 6 * nv;
+    mbt_real* row = Minv + (size_t)k * nv;
+    mbt_real* U = ws->U[k];
+    if (locked) {
+      for (int j = k; j < e; ++j) row[j] = 0;
+      for (int r = 0; r < 6; ++r) U[r] = 0;
+      ws->Dinv[k] = 0;
+    } else {
+      for (int r = 0; r < 6; ++r) U[r] = mbt__v6_dot(Ia + 6 * r, S);
+      const mbt_real D = mbt__v6_dot(S, U), Mkk = mbt__v6_dot(S, ws->SI[k]);
+      if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), D) && mbt_isfinite(D))) return singular_error(tree, ctx, k);
+      const mbt_real Dinv = 1 / D;
+      ws->Dinv[k] = Dinv;
+      row[k] = Dinv;
+    }
+    const mbt_real c[6] = {-ws->Dinv[k] * S[0], -ws->Dinv[k] * S[1], -ws->Dinv[k] * S[2],
+                           -ws->Dinv[k] * S[3], -ws->Dinv[k] * S[4], -ws->Dinv[k] * S[5]};
+    if (up < 0) {  /* nothing to pass on: P_k is overwritten */
+      if (!locked) minv_sweep(c, U, P, P, nv, k + 1, e, false, row);
+      continue;
+    }
+    mbt_real* Iu = ws->Ia + (size_t)up * 36;
+    const mbt_real Dinv = ws->Dinv[k];
+    for (int r = 0; r < 6; ++r)
+      for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
+    mbt_real* Pu = ws->PA + (size_t)up * 6 * nv;
+    for (int r = 0; r < 6; ++r) Pu[(size_t)r * nv + k] = U[r] * row[k];
+    if (locked) {
+      for (int r = 0; r < 6; ++r)
+        memcpy(Pu + (size_t)r * nv + k + 1, P + (size_t)r * nv + k + 1, (size_t)(e - k - 1) * sizeof(mbt_real));
+    } else {
+      minv_sweep(c, U, P, Pu, nv, k + 1, e, false, row);
+    }
+  }
+  return MBT_OK;
+}
+
+/* Base to tip, the upper triangle (j ≥ k): with A_k,j the acceleration of k's virtual body
+ * under the unit torque j (6 rows of nv in ws->PA, over P_k, which is no longer needed),
+ *   Minv_kj −= U_kᵀ·A_λ,j/D_k,  A_k,j = A_λ,j + S_k·Minv_kj;
+ * then the lower triangle by symmetry. */
+static void minv_forward(mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  const int nv = ws->nv;
+  for (int k = 0; k < nv; ++k) {
+    const int up = ws->up[k], e = ws->end[k];
+    const mbt_real* S = ws->S[k];
+    mbt_real* row = Minv + (size_t)k * nv;
+    mbt_real* Ak = ws->PA + (size_t)k * 6 * nv;
+    for (int j = e; j < nv; ++j) row[j] = 0;
+    if (up < 0) {
+      for (int r = 0; r < 6; ++r)
+        for (int j = k; j < nv; ++j) Ak[(size_t)r * nv + j] = S[r] * row[j];
+      continue;
+    }
+    const mbt_real* U = ws->U[k];
+    const mbt_real c[6] = {-ws->Dinv[k] * U[0], -ws->Dinv[k] * U[1], -ws->Dinv[k] * U[2],
+                           -ws->Dinv[k] * U[3], -ws->Dinv[k] * U[4], -ws->Dinv[k] * U[5]};
+    minv_sweep(c, S, ws->PA + (size_t)up * 6 * nv, Ak, nv, k, nv, true, row);
+  }
   for (int k = 0; k < nv; ++k)
-    if (!(ctx->any_locked && ctx->v_locked[k])) ws->free_dofs[nf++] = k;
-  for (int a = 0; a < nf; ++a)
-    for (int b = 0; b < nf; ++b) ws->L[(size_t)a * nf + b] = M[(size_t)ws->free_dofs[a] * nv + ws->free_dofs[b]];
-  int row = 0;
-  if (mbt__cholesky_factor_ex(ws->L, nf, nf, NULL, &row) != MBT_OK) {
-    const int dof = ws->free_dofs[row];
-    const mbt_node* n = &tree->nodes[tree->v_node[dof]];
-    return mbt__context_error(ctx, MBT_ERR_SINGULAR,
-                              "body '%s': mass matrix is singular at velocity %d (mobilizer '%s'): its inverse "
-                              "and the forward dynamics derivatives are undefined",
-                              tree->bodies[n->body].name, dof, tree->mobilizers[n->mobilizer].name);
-  }
-  return nf;
+    for (int j = k + 1; j < nv; ++j) Minv[(size_t)j * nv + k] = Minv[(size_t)k * nv + j];
 }
 
-/* Minv (nv×nv) = M_ff⁻¹ padded with zeros, from the factor: column b of M_ff⁻¹ solves
- * L·Lᵀ·x = e_b (symmetric: only b <= a is solved for, then mirrored). */
-static void inverse_from_factor(const mbt_tree* tree, mbt_derivatives_workspace* ws, int nf, mbt_real* Minv) {
-  const int nv = tree->nv;
-  memset(Minv, 0, (size_t)nv * (size_t)nv * sizeof(mbt_real));
-  mbt_real* x = ws->rhs;
-  for (int b = 0; b < nf; ++b) {
-    for (int a = 0; a < nf; ++a) x[a] = a == b;
-    mbt__cholesky_solve_ex(ws->L, nf, nf, x);
-    for (int a = b; a < nf; ++a) {
-      const size_t ia = (size_t)ws->free_dofs[a], ib = (size_t)ws->free_dofs[b];
-      Minv[ia * nv + ib] = Minv[ib * nv + ia] = x[a];
-    }
+/* x = −M⁻¹·tau0 by the articulated factorization that minv_backward leaves (U_k, 1/D_k): tip
+ * to base u_k = −tau0_k − S_kᵀ·p_k, x_k = u_k/D_k, p_λ += p_k + U_k·x_k; base to tip
+ * x_k −= U_kᵀ·a_λ/D_k, a_k = a_λ + S_k·x_k. Locked velocities pass p and a on, x_k = 0. */
+static void articulated_solve(const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* tau0,
+                              mbt_real* x) {
+  const int nv = ws->nv;
+  mbt_v6* p = ws->pa;  /* p_k tip to base, then a_k base to tip */
+  memset(p, 0, (size_t)nv * sizeof(mbt_v6));
+  for (int k = nv - 1; k >= 0; --k) {
+    const int up = ws->up[k];
+    const bool locked = ctx->any_locked && ctx->v_locked[k];
+    x[k] = locked ? 0 : ws->Dinv[k] * (-tau0[k] - mbt__v6_dot(ws->S[k], p[k]));
+    if (up >= 0)
+      for (int r = 0; r < 6; ++r) p[up][r] += p[k][r] + ws->U[k][r] * x[k];
+  }
+  for (int k = 0; k < nv; ++k) {
+    const int up = ws->up[k];
+    const bool locked = ctx->any_locked && ctx->v_locked[k];
+    if (up >= 0 && !locked) x[k] -= ws->Dinv[k] * mbt__v6_dot(ws->U[k], p[up]);
+    for (int r = 0; r < 6; ++r) p[k][r] = (up >= 0 ? p[up][r] : 0) + ws->S[k][r] * x[k];
   }
 }
 
-/* Y = −Minv·X (nv×nv; Minv zero outside the free rows and columns). */
-static void neg_product(const mbt_derivatives_workspace* ws, int nv, int nf, const mbt_real* Minv, const mbt_real* X,
-                        mbt_real* Y) {
-  memset(Y, 0, (size_t)nv * (size_t)nv * sizeof(mbt_real));
-  for (int a = 0; a < nf; ++a) {
-    const size_t i = (size_t)ws->free_dofs[a];
-    mbt_real* y = Y + i * nv;
-    for (int b = 0; b < nf; ++b) {
-      const size_t j = (size_t)ws->free_dofs[b];
-      const mbt_real m = Minv[i * nv + j];
-      const mbt_real* x = X + j * nv;
-      for (int k = 0; k < nv; ++k) y[k] -= m * x[k];
-    }
+/* M⁻¹ (nv×nv) at the state of the last pass of mbt__id_derivatives (S, Ib, Ic·S). */
+static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  init_articulated(tree, ws);
+  const int st = minv_backward(tree, ctx, ws, Minv);
+  if (st) return st;
+  minv_forward(ws, Minv);
+  return MBT_OK;
+}
+
+/* Rows i, i+1 and columns k..k+7 of Y = −Minv·X, in registers. Minv is symmetric, so
+ * Minv_ij = Minv_ji is read along row j next to X's row j. X_jk is zero unless j and k are on
+ * one path to the root: for j < k unless k is in j's subtree (end_j > k), for j ≥ k beyond the
+ * subtrees of the columns (j ≥ je). */
+static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k, const mbt_real* Minv,
+                              const mbt_real* X, mbt_real* Y) {
+  const size_t nv = (size_t)ws->nv;
+  int je = 0;
+  for (int c = k; c < k + 8; ++c) je = ws->end[c] > je ? ws->end[c] : je;
+  mbt_real a[2][8] = {{0}};
+  for (int j = 0; j < je; ++j) {
+    if (ws->end[j] <= k) continue;
+    const mbt_real *x = X + (size_t)j * nv + k, *m = Minv + (size_t)j * nv + i;
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 8; ++c) a[r][c] += m[r] * x[c];
   }
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 8; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
+}
+
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 2×8 blocks, the last row and column of blocks
+ * shifted back to end at nv (overlapping entries are computed twice, identically). */
+static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
+  const int nv = ws->nv;
+  if (nv < 8) {
+    for (int i = 0; i < nv; ++i)
+      for (int k = 0; k < nv; ++k) {
+        mbt_real a = 0;
+        for (int j = 0; j < nv; ++j) a += Minv[(size_t)i * nv + j] * X[(size_t)j * nv + k];
+        Y[(size_t)i * nv + k] = -a;
+      }
+    return;
+  }
+  for (int i = 0; i < nv; i += 2)
+    for (int k = 0; k < nv; k += 8)
+      neg_product_block(ws, i + 2 <= nv ? i : nv - 2, k + 8 <= nv ? k : nv - 8, Minv, X, Y);
 }
 
 int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
@@ -84,11 +228,8 @@ int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_der
   int st = mbt__derivatives_check(tree, ctx, ws, what);
   if (st) return st;
   if (!Minv && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: Minv is NULL", what);
-  mbt__id_derivatives(tree, ctx, ws, NULL, NULL, mbt_vec3_zero(), false, NULL, NULL, NULL, NULL, ws->T3);
-  const int nf = factor_free_block(tree, ctx, ws, ws->T3);
-  if (nf < 0) return nf;
-  inverse_from_factor(tree, ws, nf, Minv);
-  return MBT_OK;
+  mbt__id_derivatives(tree, ctx, ws, NULL, NULL, mbt_vec3_zero(), false, NULL, NULL, NULL, NULL, NULL);
+  return minv_recursion(tree, ctx, ws, Minv);
 }
 
 int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
@@ -101,15 +242,14 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   if ((!dvdot_dq || !dvdot_dv) && nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: dvdot_dq and dvdot_dv are required", what);
   if ((st = check_force_elements(tree, ctx, what))) return st;
-  if ((st = mbt_calc_forward_dynamics(tree, ctx, tau_app, NULL, ws->vdot))) return st;
-  mbt__id_derivatives(tree, ctx, ws, ctx->v, ws->vdot, ctx->g_W, true, tau_app, NULL, ws->T1, ws->T2,
-                      ws->T3);
-  const int nf = factor_free_block(tree, ctx, ws, ws->T3);
-  if (nf < 0) return nf;
-  inverse_from_factor(tree, ws, nf, ws->T3);
-  neg_product(ws, nv, nf, ws->T3, ws->T1, dvdot_dq);
-  neg_product(ws, nv, nf, ws->T3, ws->T2, dvdot_dv);
-  if (dvdot_dtau) memcpy(dvdot_dtau, ws->T3, (size_t)nv * (size_t)nv * sizeof(mbt_real));
+  /* v̇ = −M⁻¹·tau0 with tau0 = tau_ID(q, v, 0) − tau_app, then ∂tau_ID/∂(q, v) at that v̇. */
+  mbt__derivatives_bias(tree, ctx, ws, tau_app, ws->rhs);
+  mbt_real* Minv = dvdot_dtau ? dvdot_dtau : ws->T3;
+  if ((st = minv_recursion(tree, ctx, ws, Minv))) return st;
+  articulated_solve(ctx, ws, ws->rhs, ws->vdot);
+  mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
+  neg_product(ws, Minv, ws->T1, dvdot_dq);
+  neg_product(ws, Minv, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
   return MBT_OK;
 }

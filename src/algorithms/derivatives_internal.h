@@ -1,10 +1,12 @@
 /* derivatives_internal.h: the workspace of the derivative algorithms (derivatives*.c) and
  * the 6-vector algebra they share (not installed).
  *
- * Every spatial quantity of the recursions is taken about the world origin Wo and expressed
- * in W [Carpentier & Mansard, RSS 2018]: motion vectors [w; v_Wo], force vectors [tau_Wo; f],
- * spatial accelerations in Featherstone's sense [Featherstone 2008, §2.6], so that quantities
- * of different bodies add without shifting. */
+ * Every spatial quantity of the recursions is taken about a point fixed in W, written Wo
+ * (mbt__id_derivatives: the origin of the first moving frame at the current q; the kinematics
+ * of derivatives_kin.c: the world origin), and expressed in W [Carpentier & Mansard, RSS
+ * 2018]: motion vectors [w; v_Wo], force vectors [tau_Wo; f], spatial accelerations in
+ * Featherstone's sense [Featherstone 2008, §2.6], so that quantities of different bodies add
+ * without shifting. */
 #ifndef MBT_DERIVATIVES_INTERNAL_H
 #define MBT_DERIVATIVES_INTERNAL_H
 
@@ -12,7 +14,17 @@
 #include "algorithms/algorithms_internal.h"
 
 typedef mbt_real mbt_v6[6];
-typedef mbt_real mbt_m6[36];   /* row-major 6×6 */
+
+/* Y = I·(v×) − (I·v)×̄* − v×*·I of a body (or a sum of them over a subtree). With I = {m, h, K}
+ * about Wo and v = [ω; u], its right half vanishes and its lower-left block is skew:
+ *   Y = [[Σ + [n]×, 0], [[b]×, 0]],  Σ = K·[ω]× − [ω]×·K + u·hᵀ + h·uᵀ − 2(u·h)·1 (symmetric),
+ *   n = K·ω + h × u (the angular part of I·v),  b = 2·(m·u + ω × h) (twice its linear part),
+ * so Y acts on the angular part of its argument alone (docs/derivatives.md). */
+typedef struct {
+  mbt_real s[6];   /* Σ as (xx, yy, zz, xy, xz, yz) */
+  mbt_real n[3];
+  mbt_real b[3];
+} mbt_ymat;
 
 struct mbt_derivatives_workspace {
   const mbt_tree* tree;
@@ -21,25 +33,35 @@ struct mbt_derivatives_workspace {
   mbt_transform* X_WM;          /* pose of the node's frame M */
   mbt_v6* V;                    /* V_WM at Wo */
   mbt_v6* A;                    /* spatial acceleration at Wo (gravity as the base's −g) */
+  mbt_inertia_moments* Ib;      /* the node's own inertia about Wo, in W */
   mbt_inertia_moments* Ic;      /* composite inertia of the subtree about Wo, in W */
-  mbt_m6* Yc;                   /* composite Y = Σ I·(v×) − (I·v)×̄* − v×*·I (derivatives.c) */
+  mbt_ymat* Yc;                 /* composite Y of the subtree (above) */
   mbt_v6* F;                    /* net force of the subtree's bodies, at Wo */
+  mbt_v6* dF;                   /* its change from v̇ = 0 to v̇ (mbt__derivatives_at_vdot) */
   /* per velocity */
   mbt_v6* S;                    /* column of the motion subspace at Wo, in W */
   mbt_v6* Wk;                   /* S_k × vλ_k */
   mbt_v6* Bk;                   /* −S_k × aλ_k + (S_k × vλ_k) × vλ_k */
   mbt_v6* Gk;                   /* (u_k + vλ_k) × S_k */
-  mbt_v6* Phi;                  /* ∂F/∂q_k of the node's subtree */
-  mbt_v6* Omega;                /* ∂F/∂v_k of the node's subtree */
   mbt_v6* SI;                   /* Ic·S_j */
-  mbt_v6* SY;                   /* Ycᵀ·S_j */
+  mbt_real* J;                  /* [21][nv] by rows, for the sweeps over a subtree's velocities:
+                                   0-5 Ic·S_j, 6-8 Ycᵀ·S_j (angular part; the linear part is zero),
+                                   9-14 Φ_j = ∂F/∂q_j, 15-20 Ω_j = ∂F/∂v_j of the node's subtree */
+  mbt_v6* U;                    /* Ia_k·S_k (mass matrix inverse) */
+  mbt_real* Ia;                 /* [nv][36] articulated inertia of velocity k's virtual body */
+  mbt_real* Dinv;               /* [nv] 1/(S_kᵀ·Ia_k·S_k) */
+  mbt_v6* pa;                   /* [nv] bias forces, then accelerations (forward dynamics) */
+  int* up;                      /* [nv] the velocity before k on the path to the root, −1 at it */
+  int* end;                     /* [nv] one past the last velocity of k's subtree */
+  int* node_end;                /* [nv] one past the last velocity of k's node */
+  int* last;                    /* [nl] the last velocity of a node or, without any, of its nearest
+                                   ancestor with one (−1: none) */
+  mbt_real* PA;                 /* [nv][6][nv] forces, then accelerations (mass matrix inverse) */
   /* dense scratch */
   mbt_real *vdot, *rhs;         /* [nv] each, forward dynamics */
   mbt_real *vdot2, *rhs2;       /* [nv] each, the step */
-  mbt_real* L;                  /* [nv·nv] factor of M (free block) */
   mbt_real *T1, *T2, *T3;       /* [nv·nv] each, forward dynamics */
   mbt_real *T4, *T5, *T6;       /* [nv·nv] each, the step */
-  int* free_dofs;               /* [nv] the unlocked velocities */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
@@ -53,6 +75,16 @@ int mbt__derivatives_check(const mbt_tree* tree, mbt_context* ctx, const mbt_der
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M);
+
+/* Forward dynamics in two steps (derivatives.c), at the context's q, v with gravity, joint
+ * forces and tau_app: mbt__derivatives_bias gives tau0 = tau_ID(v̇ = 0) − tau_app (with
+ * damping and springs, so M·v̇ = −tau0) and leaves the kinematics, the body inertias and the
+ * composites for mbt__derivatives_at_vdot, which moves them to the given v̇ and writes
+ * ∂tau/∂q and ∂tau/∂v there, as mbt__id_derivatives at that v̇. */
+void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                           const mbt_real* tau_app, mbt_real* tau0);
+void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                              const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv);
 
 /* The forward pass alone, without gravity (derivatives.c): X_WM, V, A (spatial, at Wo) of every
  * local node and S, W_k, B_k, G_k of every velocity, at the context's q, v (NULL for zero) and

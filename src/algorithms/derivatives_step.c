@@ -181,6 +181,9 @@ int mbt_calc_semi_implicit_euler_step_derivatives(const mbt_tree* tree, mbt_cont
   const size_t nn = (size_t)nv * (size_t)nv;
   mbt_real *Dq = ws->T4, *Dv = ws->T5, *Minv = ws->T6, *hv = ws->rhs2, *vd = ws->vdot2;
   if ((st = mbt_calc_forward_dynamics_derivatives(tree, ctx, ws, tau_app, vd, Dq, Dv, Minv))) return st;
+  /* q⁺ and v⁺ from mbt_calc_forward_dynamics itself, so that they are the simulator's step to
+   * the last bit (the v̇ of the derivatives agrees with it to round-off). */
+  if ((q_next || v_next) && (st = mbt_calc_forward_dynamics(tree, ctx, tau_app, NULL, vd))) return st;
   for (int k = 0; k < nv; ++k) hv[k] = h * (ctx->v[k] + h * vd[k]);
   if (q_next) mbt_integrate_configuration(tree, ctx->q, hv, q_next);
   if (v_next)
