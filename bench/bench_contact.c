@@ -7,6 +7,7 @@
  * 100 steps on the thread's CPU clock (the machine is shared). Both settle for 1 s first; the
  * steps timed continue the standing. Prints the medians, the ratio and the real-time factors,
  * the contact points each side finds and the heap allocations made while stepping.
+ * Exits 1 if either robot falls (base below 0.3 m) or mbt's steps allocate.
  * Usage: mbt_bench_contact [--seconds S] (the time budget of the measurement, default 2). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -334,6 +335,11 @@ int main(int argc, char** argv) {
   printf("heap allocations while stepping: mbt %ld, both sides %ld\n", mbt_allocs,
          mbt_bench_alloc_count() - allocs_before);
   printf("after the timing: mbt base height %.5f m, MuJoCo %.5f m\n", mbt_context_q(mc)[6], js.d->qpos[2]);
+  /* The instrument's own checks: both stand (base above 0.3 m), mbt's steps allocate nothing. */
+  if (mbt_allocs > 0 || !(mbt_context_q(mc)[6] > 0.3) || !(js.d->qpos[2] > 0.3)) {
+    fprintf(stderr, "mbt_bench_contact: a robot fell or mbt's steps allocated\n");
+    rc = 1;
+  }
   free(ta);
   free(tb);
   free(tr);

@@ -163,9 +163,10 @@ bool sim_contact_begin_log(const char* cmd, FILE* csv, const char* csv_path, sim
   const mbt_tree* tree = c->tree;
   const int nb = mbt_tree_num_bodies(tree);
   c->col_body = malloc(sizeof(int) * (size_t)nb);
+  c->F_Bo_W = malloc(sizeof(mbt_spatial_force) * (size_t)nb);
   const size_t n = strlen(csv_path);
   c->log_path = malloc(n + 16);
-  if (!c->col_body || !c->log_path) {
+  if (!c->col_body || !c->F_Bo_W || !c->log_path) {
     cli_error(cmd, "--contacts: out of memory");
     return false;
   }
@@ -205,8 +206,8 @@ bool sim_contact_write(FILE* csv, const mbt_simulator* sim, double t, sim_contac
   const mbt_tree* tree = c->tree;
   const int nc = mbt_simulator_num_contacts(sim), nb = mbt_tree_num_bodies(tree);
   const mbt_contact_result* r = mbt_simulator_contact_results(sim);
-  mbt_spatial_force F[nb];
-  if (mbt_simulator_contact_body_forces(sim, F, nb) != MBT_OK) memset(F, 0, sizeof F);
+  mbt_spatial_force* F = c->F_Bo_W;
+  if (mbt_simulator_contact_body_forces(sim, F, nb) != MBT_OK) memset(F, 0, sizeof(mbt_spatial_force) * (size_t)nb);
   fprintf(csv, ",%d", nc);
   for (int k = 0; k < c->num_cols; ++k) put3(csv, F[c->col_body[k]].f);
   char buf[40];
@@ -234,6 +235,7 @@ void sim_contact_free(sim_contact* c) {
   free(c->q_ref);
   free(c->tau_g);
   free(c->col_body);
+  free(c->F_Bo_W);
   free(c->log_path);
   memset(c, 0, sizeof *c);
 }

@@ -37,6 +37,7 @@ typedef struct {
   /* the contact columns */
   int num_cols;
   int* col_body;                 /* [num_cols] bodies with collision shapes */
+  mbt_spatial_force* F_Bo_W;     /* [num_bodies] the last step's contact force per body */
   FILE* log;                     /* FILE_contacts.csv: one row per contact and logged step */
   char* log_path;
 } sim_contact;
