@@ -1,8 +1,17 @@
 /* bench_batch.c: throughput of the batched calls (mbt/batch.h), states per second, at 1, 2, …
  * threads: inverse dynamics with gravity, forward dynamics (ABA), mass matrix, forward
- * kinematics, on pre-generated random states. Each figure is the median of --reps timed calls
- * of one batch over all --states states; the speed-up is the median ratio to the first thread
- * count, repetition by repetition (the counts alternate, so load changes reach them alike).
+ * kinematics, and the derivatives (inverse and forward dynamics, the semi-implicit Euler
+ * step's A and B), on pre-generated random states. Each figure is the median of --reps
+ * samples, each a call over all --states states repeated for at least 40 ms; the speed-up is
+ * the median ratio to the first thread count, sample by sample (the counts alternate, so load
+ * changes reach them alike).
+ *
+ * The machine may be shared. "cores used" is the median of CPU time over wall time per
+ * sample: a speed-up below the thread count with fewer cores used than threads is the
+ * machine's load, not the batch's. "CPU/state vs 1 thr" is the CPU time per state at T
+ * threads over that at 1 (above 1: the work per state grew, from waiting, polling, or threads
+ * contending for caches and memory); the load hardly changes it, and on a machine with T free
+ * cores the speed-up would be about T over it. The last line is the cost of a call itself.
  *
  *   mbt_bench_batch [MODEL.urdf[:floating] ...] [--states N] [--reps R] [--threads 1,2,4]
  *
@@ -20,7 +29,7 @@
 #define MBT_SOURCE_DIR "."
 #endif
 
-enum { kMaxModels = 8, kMaxThreadCounts = 8, kMaxReps = 101 };
+enum { kMaxModels = 8, kMaxThreadCounts = 8, kMaxReps = 101, kMaxThreads = 256 };
 
 static double now_s(void) {
   struct timespec t;
@@ -57,48 +66,71 @@ static void make_states(const mbt_tree* tree, int n, double* x, double* a) {
   }
 }
 
-typedef int (*batched_fn)(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                          mbt_transform* X);
+typedef struct {
+  int n, reps;
+  const double *x, *q, *a;
+  double *out, *out2, *out3, *out4; /* n·nv², n·nv², n·4nv², n·2nv² */
+  mbt_transform* X;
+} bench_data;
 
-static int run_id(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                  mbt_transform* X) {
-  (void)q, (void)X;
-  return mbt_batch_calc_inverse_dynamics(b, n, x, a, out, NULL);
+typedef int (*batched_fn)(mbt_batch* b, const bench_data* d);
+
+static int run_id(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_inverse_dynamics(b, d->n, d->x, d->a, d->out, NULL);
 }
-static int run_fd(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                  mbt_transform* X) {
-  (void)q, (void)X;
-  return mbt_batch_calc_forward_dynamics(b, n, x, a, out, NULL);
+static int run_fd(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_forward_dynamics(b, d->n, d->x, d->a, d->out, NULL);
 }
-static int run_m(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                 mbt_transform* X) {
-  (void)x, (void)a, (void)X;
-  return mbt_batch_calc_mass_matrix(b, n, q, out, NULL);
+static int run_m(mbt_batch* b, const bench_data* d) { return mbt_batch_calc_mass_matrix(b, d->n, d->q, d->out, NULL); }
+static int run_fk(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_forward_kinematics(b, d->n, d->q, d->X, NULL);
 }
-static int run_fk(mbt_batch* b, int n, const double* x, const double* q, const double* a, double* out,
-                  mbt_transform* X) {
-  (void)x, (void)a, (void)out;
-  return mbt_batch_calc_forward_kinematics(b, n, q, X, NULL);
+/* ∂tau/∂q, ∂tau/∂v at the given v̇ */
+static int run_id_derivs(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_inverse_dynamics_derivatives(b, d->n, d->x, d->a, NULL, NULL, d->out, d->out2, NULL, NULL);
+}
+/* v̇, ∂v̇/∂q, ∂v̇/∂v at tau = a */
+static int run_fd_derivs(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_forward_dynamics_derivatives(b, d->n, d->x, d->a, NULL, d->out, d->out2, NULL, NULL);
+}
+/* x⁺, A, B of a 1 ms semi-implicit Euler step at tau = a */
+static int run_step_derivs(mbt_batch* b, const bench_data* d) {
+  return mbt_batch_calc_semi_implicit_euler_step_derivatives(b, d->n, 1e-3, d->x, d->a, d->out, d->out3, d->out4,
+                                                             NULL);
 }
 
 static const struct {
   const char* name;
   batched_fn fn;
-} kOps[] = {{"inverse_dynamics", run_id}, {"forward_dynamics", run_fd}, {"mass_matrix", run_m},
-            {"forward_kinematics", run_fk}};
+} kOps[] = {{"inverse_dynamics", run_id},        {"forward_dynamics", run_fd},   {"mass_matrix", run_m},
+            {"forward_kinematics", run_fk},      {"id_derivatives", run_id_derivs}, {"fd_derivatives", run_fd_derivs},
+            {"step_derivatives", run_step_derivs}};
 
-typedef struct {
-  int n, reps;
-  const double *x, *q, *a;
-  double* out;
-  mbt_transform* X;
-} bench_data;
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
-/* One timed call: states per second. */
-static double one_rate(mbt_batch* b, batched_fn fn, const bench_data* d) {
-  const double t0 = now_s();
-  fn(b, d->n, d->x, d->q, d->a, d->out, d->X);
-  return d->n / (now_s() - t0);
+/* One sample: calls of the batch repeated for at least 40 ms (so that the process's CPU
+ * clock, which counts the other threads' time at scheduler ticks, is exact to a few %):
+ * states per second (0 if a call failed), and the cores it had: the process's CPU time over
+ * the wall time (1 when one thread ran all along; below the thread count when the shared
+ * machine ran other work on the cores meanwhile). */
+static double one_rate(mbt_batch* b, batched_fn fn, const bench_data* d, double* cores) {
+  const double c0 = cpu_s(), t0 = now_s();
+  double t = 0;
+  long calls = 0;
+  do {
+    if (fn(b, d) != MBT_OK) {
+      fprintf(stderr, "mbt_bench_batch: %s\n", mbt_batch_last_error(b));
+      return 0;
+    }
+    ++calls;
+    t = now_s() - t0;
+  } while (t < 0.04);
+  *cores = (cpu_s() - c0) / t;
+  return (double)d->n * (double)calls / t;
 }
 
 static double median(double* v, int n) {
@@ -110,15 +142,40 @@ static double median(double* v, int n) {
  * reaches all of them alike; the speed-up is the median of the per-repetition ratios. */
 static void bench_op(mbt_batch** batches, const int* threads, int num_threads, batched_fn fn, const bench_data* d) {
   double rate[kMaxThreadCounts][kMaxReps], ratio[kMaxThreadCounts][kMaxReps];
-  for (int t = 0; t < num_threads; ++t) fn(batches[t], d->n, d->x, d->q, d->a, d->out, d->X); /* warm-up */
+  double cores[kMaxThreadCounts][kMaxReps], work[kMaxThreadCounts][kMaxReps];
+  for (int t = 0; t < num_threads; ++t) fn(batches[t], d); /* warm-up */
   for (int r = 0; r < d->reps; ++r)
     for (int t = 0; t < num_threads; ++t) {
-      rate[t][r] = one_rate(batches[t], fn, d);
+      rate[t][r] = one_rate(batches[t], fn, d, &cores[t][r]);
       ratio[t][r] = rate[t][r] / rate[0][r];
+      work[t][r] = cores[0][r] / rate[0][r] / (cores[t][r] / rate[t][r]); /* CPU s per state, 1 thr / t thr */
     }
   for (int t = 0; t < num_threads; ++t) {
     printf("  %d thr: %9.4g states/s", threads[t], median(rate[t], d->reps));
     if (t > 0) printf(" (%.2fx)", median(ratio[t], d->reps));
+  }
+  printf("   cores used:");
+  for (int t = 0; t < num_threads; ++t) printf(" %.2f", median(cores[t], d->reps));
+  printf("   CPU/state vs 1 thr:");
+  for (int t = 1; t < num_threads; ++t) printf(" %.2f", 1 / median(work[t], d->reps));
+  printf("\n");
+}
+
+/* The cost of a batched call itself: median µs of inverse dynamics on as many states as the
+ * batch has threads (one each), against the same states in one thread. */
+static void bench_call_overhead(mbt_batch** batches, const int* threads, int num_threads, const bench_data* d) {
+  enum { kCalls = 2001 };
+  static double us[kCalls];
+  printf("  %-19s", "call (1 state/thr)");
+  for (int t = 0; t < num_threads; ++t) {
+    bench_data one = *d;
+    one.n = threads[t] < d->n ? threads[t] : d->n;
+    for (int c = 0; c < kCalls; ++c) {
+      const double t0 = now_s();
+      run_id(batches[t], &one);
+      us[c] = 1e6 * (now_s() - t0);
+    }
+    printf("  %d thr: %6.2f us/call", threads[t], median(us, kCalls));
   }
   printf("\n");
 }
@@ -140,11 +197,15 @@ static int bench_model(const char* spec, int n, int reps, const int* threads, in
   double* x = malloc(sizeof(double) * (size_t)n * (size_t)(nq + nv));
   double* q = malloc(sizeof(double) * (size_t)n * (size_t)nq);
   double* a = malloc(sizeof(double) * (size_t)n * (size_t)nv);
-  double* out = malloc(sizeof(double) * (size_t)n * (size_t)(nv * nv));
+  const size_t nv2 = (size_t)nv * (size_t)nv;
+  double* out = malloc(sizeof(double) * (size_t)n * (nv2 > (size_t)(nq + nv) ? nv2 : (size_t)(nq + nv)));
+  double* out2 = malloc(sizeof(double) * (size_t)n * nv2);
+  double* out3 = malloc(sizeof(double) * (size_t)n * 4 * nv2);
+  double* out4 = malloc(sizeof(double) * (size_t)n * 2 * nv2);
   mbt_transform* X = malloc(sizeof(mbt_transform) * (size_t)n * (size_t)mbt_tree_num_bodies(tree));
   make_states(tree, n, x, a);
   for (int k = 0; k < n; ++k) memcpy(q + (size_t)k * nq, x + (size_t)k * (nq + nv), sizeof(double) * (size_t)nq);
-  const bench_data d = {n, reps, x, q, a, out, X};
+  const bench_data d = {n, reps, x, q, a, out, out2, out3, out4, X};
   printf("%s (nq %d, nv %d), %d states, median of %d\n", r.robot_name ? r.robot_name : path, nq, nv, n, reps);
   mbt_batch* batches[kMaxThreadCounts] = {NULL};
   int rc = 0;
@@ -154,8 +215,9 @@ static int bench_model(const char* spec, int n, int reps, const int* threads, in
     printf("  %-19s", kOps[op].name);
     bench_op(batches, threads, num_threads, kOps[op].fn, &d);
   }
+  if (rc == 0) bench_call_overhead(batches, threads, num_threads, &d);
   for (int t = 0; t < num_threads; ++t) mbt_batch_destroy(batches[t]);
-  free(x), free(q), free(a), free(out), free(X);
+  free(x), free(q), free(a), free(out), free(out2), free(out3), free(out4), free(X);
   mbt_urdf_result_free(&r);
   return rc;
 }
@@ -179,8 +241,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (n < 1 || reps < 1 || reps > kMaxReps || num_threads < 1) {
-    fprintf(stderr, "mbt_bench_batch: --states >= 1, 1 <= --reps <= %d, --threads a list of counts\n", kMaxReps);
+  bool bad_count = false;
+  for (int t = 0; t < num_threads; ++t) bad_count |= threads[t] < 1 || threads[t] > kMaxThreads;
+  if (n < 1 || reps < 1 || reps > kMaxReps || num_threads < 1 || bad_count) {
+    fprintf(stderr, "mbt_bench_batch: --states >= 1, 1 <= --reps <= %d, --threads a list of counts 1 … %d\n",
+            kMaxReps, kMaxThreads);
     return 2;
   }
   if (num_models == 0) {

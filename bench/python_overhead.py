@@ -15,6 +15,9 @@ same machine load:
   ctypes+numpy   the same with numpy.ctypeslib.ndpointer argument types (checked arrays)
 Each number is the median over the repeats of (time of a timeit loop / calls); the Python
 numbers include timeit's loop (one `for` iteration per call). Overhead = Python − C.
+A second table does the same for ctx.inverse_dynamics_derivatives (tau, ∂tau/∂q, ∂tau/∂v and
+M into a tuple of out= arrays, or four new arrays) against its C loop (--no-derivatives
+leaves it out).
 
 --instructions counts instructions per call instead (valgrind's callgrind, repeatable on a
 loaded machine): each variant runs N1 and N2 times in its own process under callgrind, and
@@ -60,6 +63,8 @@ def c_side(build, model, q, v):
         fn(ctx, x.ctypes.data, len(x))
     loop.mbt_pybench_inverse_dynamics_loop.restype = ctypes.c_double
     loop.mbt_pybench_inverse_dynamics_loop.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_long]
+    loop.mbt_pybench_id_derivatives_loop.restype = ctypes.c_double
+    loop.mbt_pybench_id_derivatives_loop.argtypes = [ctypes.c_void_p] * 7 + [ctypes.c_long]
     return lib, loop, tree, ctx
 
 
@@ -84,12 +89,13 @@ def instructions(build, model):
         return int(re.search(r"Collected : (\d+)", err).group(1))
     n1, n2 = 2_000, 22_000
     per = {}
-    for name in ["C", "mbt out=", "mbt new", "ctypes", "ctypes+numpy"]:
+    for name in ["C", "mbt out=", "mbt new", "ctypes", "ctypes+numpy", "C deriv", "deriv out=", "deriv new"]:
         per[name] = (count(name, n2) - count(name, n1)) / (n2 - n1)
     print(f"model {os.path.basename(model)}, instructions per call (callgrind, {n2} − {n1} calls):")
     print(f"{'call':<14}{'instr/call':>12}{'over C':>10}")
     for name, k in per.items():
-        over = "" if name == "C" else f"{k - per['C']:10.0f}"
+        base = per["C deriv"] if "deriv" in name else per["C"]
+        over = "" if name.startswith("C") else f"{k - base:10.0f}"
         print(f"{name:<14}{k:12.0f}{over}")
 
 
@@ -126,8 +132,19 @@ def main():
     variants = make_variants(ctx, vdot, out, raw, checked, ctree, cctx, vp, tp, tau_c)
     if len(sys.argv) > 3 and sys.argv[3] == "--run":
         name, n = sys.argv[4], int(sys.argv[5])
+        outs = (np.empty(tree.nv), np.empty((tree.nv, tree.nv)), np.empty((tree.nv, tree.nv)),
+                np.empty((tree.nv, tree.nv)))
         if name == "C":
             loop.mbt_pybench_inverse_dynamics_loop(ctree, cctx, vp, tp, n)
+        elif name == "C deriv":
+            loop.mbt_pybench_id_derivatives_loop(ctree, cctx, vp, *(a.ctypes.data for a in outs), n)
+        elif name == "deriv out=":
+            f = ctx.inverse_dynamics_derivatives
+            f(vdot, out=outs)       # the work memory, made at the first call, outside the count's difference
+            timeit.Timer("f(vdot, out=outs)", globals={"f": f, "vdot": vdot, "outs": outs}).timeit(n)
+        elif name == "deriv new":
+            f = ctx.inverse_dynamics_derivatives
+            timeit.Timer("f(vdot)", globals={"f": f, "vdot": vdot}).timeit(n)
         else:
             variants[name].timeit(n)
         return
@@ -139,10 +156,38 @@ def main():
             times[name].append(timer.timeit(n) / n * 1e9)
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"model {os.path.basename(model)} (nv = {tree.nv}), {repeats} x {n} calls, medians:")
+    print_table(med)
+    if "--no-derivatives" not in sys.argv:
+        derivatives(loop, ctree, cctx, ctx, vdot, n // 10, repeats)
+
+
+def print_table(med):
     print(f"{'call':<14}{'ns/call':>10}{'over C (ns)':>14}")
     for name, t in med.items():
         over = "" if name == "C" else f"{t - med['C']:14.0f}"
         print(f"{name:<14}{t:10.0f}{over}")
+
+
+def derivatives(loop, ctree, cctx, ctx, vdot, n, repeats):
+    """The same comparison for ctx.inverse_dynamics_derivatives: four outputs (tau, dtau_dq,
+    dtau_dv, M) written into a tuple of arrays, or four new arrays."""
+    nv = len(vdot)
+    outs = (np.empty(nv), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)))
+    c_outs = tuple(np.empty_like(a) for a in outs)
+    f = ctx.inverse_dynamics_derivatives
+    f(vdot, out=outs)
+    loop.mbt_pybench_id_derivatives_loop(ctree, cctx, vdot.ctypes.data, *(a.ctypes.data for a in c_outs), 1)
+    assert all(np.array_equal(a, b) for a, b in zip(outs, c_outs)), "ctypes and mbt disagree"
+    variants = {"mbt out=": timeit.Timer("f(vdot, out=outs)", globals={"f": f, "vdot": vdot, "outs": outs}),
+                "mbt new": timeit.Timer("f(vdot)", globals={"f": f, "vdot": vdot})}
+    times = {k: [] for k in ["C"] + list(variants)}
+    for _ in range(repeats):
+        times["C"].append(loop.mbt_pybench_id_derivatives_loop(
+            ctree, cctx, vdot.ctypes.data, *(a.ctypes.data for a in c_outs), n))
+        for name, timer in variants.items():
+            times[name].append(timer.timeit(n) / n * 1e9)
+    print(f"inverse_dynamics_derivatives, {repeats} x {n} calls, medians:")
+    print_table({k: statistics.median(v) for k, v in times.items()})
 
 
 if __name__ == "__main__":

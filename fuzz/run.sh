@@ -9,7 +9,7 @@ set -eu
 build=$1
 seconds=${2:-60}
 shift; [ $# -gt 0 ] && shift
-targets=${*:-"urdf builder states"}
+targets=${*:-"urdf builder states derivatives contact"}
 src=$(cd "$(dirname "$0")" && pwd)
 for t in $targets; do
   corpus=$build/corpus/$t

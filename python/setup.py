@@ -32,6 +32,10 @@ def library_flags():
     if sleef is not None and platform.machine() in ("x86_64", "AMD64", "amd64"):
         flags += sleef
         macros.append(("MBT_HAVE_SLEEF", None))
+    hulls = pkg_config("--cflags", "--libs", "assimp", "qhull_r")  # mesh collision hulls
+    if hulls is not None:
+        flags += hulls
+        macros.append(("MBT_HAVE_MESH_HULLS", None))
     return flags, macros
 
 

@@ -9,6 +9,7 @@
 # distributed mode and lets the tests check it.
 set -eu
 pkgs="pkg-config libxml2-dev libcmocka-dev libcjson-dev libsleef-dev libcairo2-dev libfontconfig-dev
+  libassimp-dev libqhull-dev
   libopenmpi-dev openmpi-bin"
 # The Python package: headers, numpy, pytest, and setuptools/pip for `pip install ./python`.
 pkgs="$pkgs python3-dev python3-numpy python3-pytest python3-setuptools python3-wheel python3-pip"

@@ -4,7 +4,9 @@
  * batch's parameters are those of the context given; a failing state is reported by index
  * while the others are computed; batched calls do not touch the heap; rollouts with their own
  * initial states, damping and PD controllers equal single simulations bit for bit whatever
- * the thread count, and stop cleanly when asked. */
+ * the thread count, and stop cleanly when asked; the batched derivatives (inverse and forward
+ * dynamics, the semi-implicit Euler step as A and B) equal the single calls bit for bit at 1,
+ * 2 and 4 threads, name a missing output and do not touch the heap. */
 #include "support/test_util.h"
 
 TU_DEFINE_HEAP_COUNTER();
@@ -233,6 +235,221 @@ static void test_batched_calls_do_not_allocate(void** st) {
   mbt_tree_destroy(tree);
 }
 
+/* ---- derivatives --------------------------------------------------------------------- */
+/* The batched derivatives of all kStates states, and a slot for one state's single call. */
+typedef struct {
+  mbt_real *tau, *dq, *dv, *M;       /* ID: n × nv, n × nv² ×3 */
+  mbt_real *vdot, *fq, *fv, *Minv;   /* FD */
+  mbt_real *xn, *A, *B;              /* step: n × nx, n × 4nv², n × 2nv² */
+  int id_status[kStates], fd_status[kStates], step_status[kStates];
+} deriv_out;
+
+static void deriv_out_alloc(deriv_out* o, int n, const states* s) {
+  const size_t nv = (size_t)s->nv, nv2 = nv * nv;
+  mbt_real** v[] = {&o->tau, &o->vdot};
+  for (int i = 0; i < 2; ++i) *v[i] = calloc((size_t)n * nv + 1, sizeof(mbt_real));
+  mbt_real** m[] = {&o->dq, &o->dv, &o->M, &o->fq, &o->fv, &o->Minv};
+  for (int i = 0; i < 6; ++i) *m[i] = calloc((size_t)n * nv2 + 1, sizeof(mbt_real));
+  o->xn = calloc((size_t)n * (size_t)s->nx + 1, sizeof(mbt_real));
+  o->A = calloc((size_t)n * 4 * nv2 + 1, sizeof(mbt_real));
+  o->B = calloc((size_t)n * 2 * nv2 + 1, sizeof(mbt_real));
+  assert_true(o->tau && o->vdot && o->dq && o->dv && o->M && o->fq && o->fv && o->Minv && o->xn && o->A && o->B);
+}
+
+static void deriv_out_free(deriv_out* o) {
+  mbt_real* p[] = {o->tau, o->dq, o->dv, o->M, o->vdot, o->fq, o->fv, o->Minv, o->xn, o->A, o->B};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
+}
+
+static const mbt_real kStepH = 0.01;
+
+/* The three batched calls; tau_app = −0.5·a so that it differs from v̇ = a. */
+static void batch_derivatives(mbt_batch* b, const states* s, const mbt_real* tau_app, deriv_out* o) {
+  mbt_batch_calc_inverse_dynamics_derivatives(b, kStates, s->x, s->a, tau_app, o->tau, o->dq, o->dv, o->M,
+                                              o->id_status);
+  mbt_batch_calc_forward_dynamics_derivatives(b, kStates, s->x, tau_app, o->vdot, o->fq, o->fv, o->Minv,
+                                              o->fd_status);
+  mbt_batch_calc_semi_implicit_euler_step_derivatives(b, kStates, kStepH, s->x, tau_app, o->xn, o->A, o->B,
+                                                      o->step_status);
+}
+
+/* Block (r, c) of the nv×nv blocks of a matrix `cols` blocks wide equals the nv×nv matrix m. */
+static void assert_block(const mbt_real* big, int cols, int r, int c, const mbt_real* m, int nv) {
+  for (int i = 0; i < nv; ++i)
+    assert_memory_equal(big + ((size_t)(r * nv + i) * (size_t)(cols * nv)) + (size_t)c * nv, m + (size_t)i * nv,
+                        sizeof(mbt_real) * (size_t)nv);
+}
+
+/* State k of the batch against the single calls in ctx with workspace ws (one = slot 0 of a
+ * one-state deriv_out). fd_ok: the tree's forward dynamics derivatives exist. */
+static void check_state_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                    const states* s, const mbt_real* tau_app, const deriv_out* o, deriv_out* one,
+                                    int k, bool fd_ok) {
+  const int nv = s->nv, nx = s->nx;
+  const size_t v1 = (size_t)k * nv, m1 = (size_t)k * nv * nv;
+  const mbt_real* tk = tau_app + v1;
+  assert_int_equal(mbt_context_set_x(ctx, s->x + (size_t)k * nx, nx), MBT_OK);
+  assert_int_equal(o->id_status[k], MBT_OK);
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(tree, ctx, ws, s->a + v1, tk, one->tau, one->dq, one->dv,
+                                                         one->M), MBT_OK);
+  assert_memory_equal(o->tau + v1, one->tau, sizeof(mbt_real) * (size_t)nv);
+  assert_memory_equal(o->dq + m1, one->dq, sizeof(mbt_real) * (size_t)nv * nv);
+  assert_memory_equal(o->dv + m1, one->dv, sizeof(mbt_real) * (size_t)nv * nv);
+  assert_memory_equal(o->M + m1, one->M, sizeof(mbt_real) * (size_t)nv * nv);
+  if (!fd_ok) {
+    assert_int_equal(o->fd_status[k], MBT_ERR_INVALID_ARGUMENT);
+    assert_int_equal(o->step_status[k], MBT_ERR_INVALID_ARGUMENT);
+    assert_true(isnan(o->fq[m1]) && isnan(o->A[4 * m1]) && isnan(o->xn[(size_t)k * nx]));
+    return;
+  }
+  assert_int_equal(o->fd_status[k], MBT_OK);
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(tree, ctx, ws, tk, one->vdot, one->fq, one->fv, one->Minv),
+                   MBT_OK);
+  assert_memory_equal(o->vdot + v1, one->vdot, sizeof(mbt_real) * (size_t)nv);
+  assert_memory_equal(o->fq + m1, one->fq, sizeof(mbt_real) * (size_t)nv * nv);
+  assert_memory_equal(o->fv + m1, one->fv, sizeof(mbt_real) * (size_t)nv * nv);
+  assert_memory_equal(o->Minv + m1, one->Minv, sizeof(mbt_real) * (size_t)nv * nv);
+  /* the step: blocks dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau into one->A */
+  mbt_real* blk = one->A;
+  const size_t b2 = (size_t)nv * nv;
+  assert_int_equal(o->step_status[k], MBT_OK);
+  assert_int_equal(mbt_calc_semi_implicit_euler_step_derivatives(tree, ctx, ws, kStepH, tk, one->xn, one->xn + s->nq,
+                                                                 blk, blk + b2, blk + 2 * b2, blk + 3 * b2,
+                                                                 blk + 4 * b2, blk + 5 * b2), MBT_OK);
+  assert_memory_equal(o->xn + (size_t)k * nx, one->xn, sizeof(mbt_real) * (size_t)nx);
+  const mbt_real* Ak = o->A + 4 * m1;
+  const mbt_real* Bk = o->B + 2 * m1;
+  assert_block(Ak, 2, 0, 0, blk, nv);
+  assert_block(Ak, 2, 0, 1, blk + b2, nv);
+  assert_block(Ak, 2, 1, 0, blk + 3 * b2, nv);
+  assert_block(Ak, 2, 1, 1, blk + 4 * b2, nv);
+  assert_block(Bk, 1, 0, 0, blk + 2 * b2, nv);
+  assert_block(Bk, 1, 1, 0, blk + 5 * b2, nv);
+}
+
+/* Batched derivatives equal the single calls bit for bit at 1, 2 and 4 threads. */
+static void check_tree_derivatives(mbt_tree* tree, bool fd_ok) {
+  mbt_context* ctx = mbt_context_create(tree);
+  assert_non_null(ctx);
+  states s = make_states(tree, ctx);
+  mbt_real* tau_app = calloc((size_t)(kStates * s.nv) + 1, sizeof(mbt_real));
+  for (int i = 0; i < kStates * s.nv; ++i) tau_app[i] = -0.5 * s.a[i];
+  mbt_derivatives_workspace* ws = mbt_derivatives_workspace_create(tree);
+  deriv_out one;
+  deriv_out_alloc(&one, 6, &s); /* A holds the step's six blocks */
+  for (size_t t = 0; t < sizeof kThreadCounts / sizeof kThreadCounts[0]; ++t) {
+    mbt_batch* b = mbt_batch_create(tree, kThreadCounts[t]);
+    assert_true(b && ws);
+    deriv_out o;
+    deriv_out_alloc(&o, kStates, &s);
+    batch_derivatives(b, &s, tau_app, &o);
+    for (int k = 0; k < kStates; ++k) check_state_derivatives(tree, ctx, ws, &s, tau_app, &o, &one, k, fd_ok);
+    if (!fd_ok) {
+      assert_contains(mbt_batch_last_error(b), "state 0: ");
+      assert_contains(mbt_batch_last_error(b), "lsd1");
+    }
+    deriv_out_free(&o);
+    mbt_batch_destroy(b);
+  }
+  deriv_out_free(&one);
+  mbt_derivatives_workspace_destroy(ws);
+  free(tau_app);
+  free_states(&s);
+  mbt_context_destroy(ctx);
+}
+
+static void test_derivatives_bit_identical(void** st) {
+  (void)st;
+  const char* names[] = {"ur5", "solo12"};
+  for (int m = 0; m < 2; ++m) {
+    mbt_tree* tree = tu_load_model(names[m]);
+    check_tree_derivatives(tree, true);
+    mbt_tree_destroy(tree);
+  }
+  /* Every joint type; its linear spring-dampers have no forward dynamics derivatives, so
+   * every state of those fails (NaN rows) while inverse dynamics is computed. */
+  mbt_tree* tree = tu_make_joint_tree();
+  assert_non_null(tree);
+  check_tree_derivatives(tree, false);
+  mbt_tree_destroy(tree);
+}
+
+/* The UR5, its random states, a 2-thread batch and room for every derivative. */
+typedef struct {
+  mbt_tree* tree;
+  mbt_context* ctx;
+  states s;
+  mbt_batch* b;
+  deriv_out o;
+} ur5_deriv;
+
+static void ur5_deriv_setup(ur5_deriv* f) {
+  f->tree = tu_load_model("ur5");
+  f->ctx = mbt_context_create(f->tree);
+  f->s = make_states(f->tree, f->ctx);
+  f->b = mbt_batch_create(f->tree, 2);
+  deriv_out_alloc(&f->o, kStates, &f->s);
+  assert_non_null(f->b);
+}
+
+static void ur5_deriv_teardown(ur5_deriv* f) {
+  deriv_out_free(&f->o);
+  mbt_batch_destroy(f->b);
+  free_states(&f->s);
+  mbt_context_destroy(f->ctx);
+  mbt_tree_destroy(f->tree);
+}
+
+static void test_derivatives_errors(void** st) {
+  (void)st;
+  ur5_deriv f;
+  ur5_deriv_setup(&f);
+  mbt_batch* b = f.b;
+  const states s = f.s;
+  deriv_out o = f.o;
+  /* Required outputs are named; nothing is written. */
+  o.tau[0] = 42;
+  assert_int_equal(mbt_batch_calc_inverse_dynamics_derivatives(b, kStates, s.x, s.a, NULL, o.tau, NULL, o.dv, NULL,
+                                                               NULL), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "dtau_dq is NULL");
+  assert_true(o.tau[0] == 42);
+  assert_int_equal(mbt_batch_calc_forward_dynamics_derivatives(b, kStates, s.x, NULL, NULL, o.fq, NULL, NULL, NULL),
+                   MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "dvdot_dv is NULL");
+  assert_int_equal(mbt_batch_calc_semi_implicit_euler_step_derivatives(b, kStates, 0.01, s.x, NULL, NULL, NULL, NULL,
+                                                                       NULL), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "A is NULL");
+  assert_int_equal(mbt_batch_calc_inverse_dynamics_derivatives(b, -1, s.x, NULL, NULL, NULL, o.dq, o.dv, NULL, NULL),
+                   MBT_ERR_INVALID_ARGUMENT);
+  /* A step that is not finite fails every state, with its message. */
+  assert_int_equal(mbt_batch_calc_semi_implicit_euler_step_derivatives(b, 3, NAN, s.x, NULL, NULL, o.A, NULL,
+                                                                       o.step_status), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_batch_last_error(b), "state 0: ");
+  assert_contains(mbt_batch_last_error(b), "not finite");
+  assert_true(isnan(o.A[0]) && o.step_status[2] == MBT_ERR_INVALID_ARGUMENT);
+  ur5_deriv_teardown(&f);
+}
+
+/* Optional outputs skipped, and no heap call. */
+static void test_batched_derivatives_do_not_allocate(void** st) {
+  (void)st;
+  tu_require_heap_counter();
+  ur5_deriv f;
+  ur5_deriv_setup(&f);
+  mbt_batch* b = f.b;
+  const states s = f.s;
+  deriv_out o = f.o;
+  tu_heap_count_begin();
+  int rc = mbt_batch_calc_inverse_dynamics_derivatives(b, kStates, s.x, s.a, NULL, NULL, o.dq, o.dv, NULL, NULL);
+  rc |= mbt_batch_calc_forward_dynamics_derivatives(b, kStates, s.x, s.a, o.vdot, o.fq, o.fv, o.Minv, NULL);
+  rc |= mbt_batch_calc_semi_implicit_euler_step_derivatives(b, kStates, 0.01, s.x, s.a, o.xn, o.A, o.B, NULL);
+  rc |= mbt_batch_calc_semi_implicit_euler_step_derivatives(b, kStates, 0.01, s.x, NULL, NULL, o.A, NULL, NULL);
+  const long calls = tu_heap_count_end();
+  assert_int_equal(rc, MBT_OK);
+  assert_int_equal(calls, 0);
+  ur5_deriv_teardown(&f);
+}
+
 /* ---- rollouts ------------------------------------------------------------------------- */
 enum { kRollouts = 9, kSamples = 6 };
 
@@ -389,6 +606,8 @@ int main(void) {
       cmocka_unit_test(test_parameters_from_context),   cmocka_unit_test(test_failing_state_reported),
       cmocka_unit_test(test_batched_calls_do_not_allocate), cmocka_unit_test(test_rollouts_bit_identical),
       cmocka_unit_test(test_rollouts_stop_and_errors),
+      cmocka_unit_test(test_derivatives_bit_identical), cmocka_unit_test(test_derivatives_errors),
+      cmocka_unit_test(test_batched_derivatives_do_not_allocate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -283,6 +283,43 @@ static void test_free_collisions_conserve_momentum(void** state) {
   mbt_tree_destroy(tree);
 }
 
+/* ---- joint limits in the contact problem ---------------------------------------------------- */
+/* A 15 g slider (a gripper finger) falls 1 cm onto its lower limit along z under gravity, with
+ * the default limit penalty k = 1e4 N/m, c = 1e2 N·s/m: c·h/m = 6.7 at h = 1 ms, where an
+ * explicit penalty diverges. In the contact problem the limit is implicit: the slider comes
+ * to rest at lower − m·g/k, and its energy (kinetic + gravity + the limit spring) never grows. */
+static void test_light_body_on_its_limit(void** state) {
+  (void)state;
+  mbt_tree* tree = mbt_tree_create();
+  const int b = add_cube(tree, "finger", 0.015, 0.02);
+  const int j = mbt_tree_add_prismatic_joint(tree, "slide", 0, NULL, b, NULL, mbt_vec3_make(0, 0, 1), 0);
+  const mbt_real lo = 0, hi = 0.04;
+  assert_int_equal(mbt_joint_set_position_limits(tree, j, &lo, &hi, 1), MBT_OK);
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  mbt_contact_model* m = mbt_contact_model_create(tree); /* no shapes: only the limit */
+  mbt_context* ctx = mbt_context_create(tree);
+  const mbt_real q0 = 0.01;
+  assert_int_equal(mbt_context_set_q(ctx, &q0, 1), MBT_OK);
+  mbt_simulator* sim = time_stepping(tree, ctx, m);
+  mbt_context* sc = mbt_simulator_context(sim);
+  const double k = 1e4, mg = 0.015 * G0;
+  double E_prev = INFINITY, max_rise = 0;
+  for (int step = 1; step <= 1000; ++step) {
+    assert_int_equal(mbt_simulator_advance_to(sim, step * 1e-3), MBT_OK);
+    const double q = mbt_context_q(sc)[0], v = mbt_context_v(sc)[0], pen = q < lo ? lo - q : 0;
+    const double E = 0.5 * 0.015 * v * v + mg * q + 0.5 * k * pen * pen;
+    max_rise = fmax(max_rise, E - E_prev);
+    E_prev = E;
+  }
+  assert_true(max_rise <= 1e-12);
+  tu_assert_rel(mbt_context_q(sc)[0], lo - mg / k, 0, 1e-2 * mg / k, "rest below the limit");
+  assert_near(mbt_context_v(sc)[0], 0, 1e-6);
+  mbt_simulator_destroy(sim);
+  mbt_context_destroy(ctx);
+  mbt_contact_model_destroy(m);
+  mbt_tree_destroy(tree);
+}
+
 /* ---- filters and errors ---------------------------------------------------------------------- */
 static void test_filters_and_errors(void** state) {
   (void)state;
@@ -335,6 +372,7 @@ int main(void) {
       cmocka_unit_test(test_cube_comes_to_rest), cmocka_unit_test(test_incline_sticks),
       cmocka_unit_test(test_incline_slides),     cmocka_unit_test(test_sphere_rolls),
       cmocka_unit_test(test_free_collisions_conserve_momentum), cmocka_unit_test(test_filters_and_errors),
+      cmocka_unit_test(test_light_body_on_its_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

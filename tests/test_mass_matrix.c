@@ -114,8 +114,25 @@ static void test_shipped_models(void** s) {
   for (int k = 0; k < TU_NUM_MODELS; ++k) check_tree(tu_load_model(tu_models[k]));
 }
 
-/* A long serial chain of revolute and prismatic joints (depth 45: M spans two 32×32 tiles of the
- * mirrored upper triangle), a trunk of 12 with two limbs of 20, and a star (30 children of the
+/* A chain of `trunk` revolute bodies with two limbs of `limb` bodies on its tip (revolute, every
+ * fourth prismatic), not finalized. */
+static mbt_tree* trunk_with_two_limbs(int trunk, int limb) {
+  mbt_tree* tree = mbt_tree_create();
+  const int tip = tu_add_chain(tree, "t", trunk, false);
+  for (int k = 0; k < 2; ++k) {
+    int parent = tip;
+    for (int i = 0; i < limb; ++i) {
+      char name[16];
+      snprintf(name, sizeof name, "%c%d", k ? 'a' : 'b', i);
+      parent = tu_add_body_with_mobilizer(tree, name, parent, i % 4 == 1 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
+                                          i % 2 == 0);
+      assert_true(parent > 0);
+    }
+  }
+  return tree;
+}
+
+/* A long serial chain of revolute and prismatic joints (depth 45), a trunk of 12 with two limbs of 20, and a star (30 children of the
  * world). */
 static void test_chain_and_star(void** s) {
   (void)s;
@@ -124,18 +141,7 @@ static void test_chain_and_star(void** s) {
   tu_add_chain(chain, "l", 45, true);
   assert_int_equal(mbt_tree_finalize(chain), MBT_OK);
   check_tree(chain);
-  mbt_tree* limbs = mbt_tree_create();
-  const int trunk = tu_add_chain(limbs, "t", 12, false);
-  for (int k = 0; k < 2; ++k) {
-    int parent = trunk;
-    for (int i = 0; i < 20; ++i) {
-      char name[16];
-      snprintf(name, sizeof name, "%c%d", k ? 'a' : 'b', i);
-      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 4 == 1 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
-                                          i % 2 == 0);
-      assert_true(parent > 0);
-    }
-  }
+  mbt_tree* limbs = trunk_with_two_limbs(12, 20);
   assert_int_equal(mbt_tree_finalize(limbs), MBT_OK);
   check_tree(limbs);
   mbt_tree* star = mbt_tree_create();
@@ -158,12 +164,59 @@ static void test_chain_and_star(void** s) {
   printf("worst relative |M_CRBA − M_ID|/max|M|: %.3g\n", g_worst_rel);
 }
 
+/* Above 128 velocities the upper triangle of a dense M is mirrored from the lower one by tiles: a
+ * chain of 150 (nv not a multiple of the 16-wide tiles) and a trunk of 70 with two limbs of 40
+ * (zero blocks between the limbs); a sparse M (a binary tree of 200) is stored directly. Against
+ * the inverse-dynamics method, exactly symmetric, every entry written. */
+static void check_large(mbt_tree* tree) {
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  mbt_context* ctx = mbt_context_create(tree);
+  const int nv = mbt_tree_num_velocities(tree);
+  assert_true(nv > 128);
+  double* M = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
+  double* Mid = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
+  tu_rand_state(tree, ctx);
+  for (int i = 0; i < nv * nv; ++i) M[i] = NAN; /* every entry must be written */
+  assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
+  assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
+  const double scale = tu_max_abs(Mid, nv * nv);
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j) {
+      if (!(fabs(M[i * nv + j] - Mid[i * nv + j]) <= 1e-12 * scale))
+        fail_msg("nv %d, M[%d][%d]: CRBA %.17g, ID %.17g", nv, i, j, M[i * nv + j], Mid[i * nv + j]);
+      if (M[i * nv + j] != M[j * nv + i]) fail_msg("nv %d: CRBA not symmetric at %d,%d", nv, i, j);
+    }
+  free(M);
+  free(Mid);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+static void test_large_mirrored(void** s) {
+  (void)s;
+  tu_seed(25);
+  mbt_tree* chain = mbt_tree_create();
+  tu_add_chain(chain, "l", 150, true);
+  check_large(chain);
+  check_large(trunk_with_two_limbs(70, 40));
+  mbt_tree* binary = mbt_tree_create();
+  int body[200];
+  for (int i = 0; i < 200; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "n%d", i);
+    body[i] = tu_add_body_with_mobilizer(binary, name, i ? body[(i - 1) / 2] : 0, MBT_MOBILIZER_REVOLUTE, i % 3 == 0);
+    assert_true(body[i] > 0);
+  }
+  check_large(binary);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_branched_mobilizer_tree),
       cmocka_unit_test(test_joint_tree),
       cmocka_unit_test(test_shipped_models),
       cmocka_unit_test(test_chain_and_star),
+      cmocka_unit_test(test_large_mirrored),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,94 @@ static void test_malformed_xml(void** state) {
                "malformed XML", "redefined", NULL);
 }
 
+/* The text is read one child of <robot> at a time, but an XML error anywhere wins over a URDF
+ * error found before it (the text as a whole is not XML). */
+static void test_malformed_xml_after_bad_link(void** state) {
+  (void)state;
+  expect_error("<robot name=\"r\">\n<link name=\"a\"><inertial><mass value=\"-1\"/></inertial></link>\n<link>\n</robot>\n",
+               0, MBT_ERR_PARSE, 4, "malformed XML", "mismatch", NULL);
+}
+
+/* A file is read in pieces of 64 KiB: a model longer than one piece loads as from memory; a
+ * blank file is empty; the XML error at the end of a long file wins over a bad link before it. */
+static void test_file_read_in_pieces(void** state) {
+  (void)state;
+  const char* path = MBT_BINARY_DIR "/test_urdf_pieces.urdf";
+  char* text = malloc(400000);
+  assert_non_null(text);
+  int n = sprintf(text, "<robot name=\"r\">\n<link name=\"l0\">" INERTIAL "</link>\n");
+  for (int i = 1; i < 1000; ++i)
+    n += sprintf(text + n, "<link name=\"l%d\">" INERTIAL "</link>\n" "<joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/><child link=\"l%d\"/></joint>\n", i, i, i - 1, i);
+  assert_true(n > 3 * 65536);
+  for (int pass = 0; pass < 3; ++pass) {
+    const char* tail = pass == 0 ? "</robot>\n" : pass == 1 ? "<link name=\"l1\"/>\n</robot>\n" : "<link name=\"x\">\n</robot>\n";
+    FILE* f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fputs(tail, f);
+    fclose(f);
+    mbt_urdf_result r;
+    const int s = mbt_urdf_load_file(path, 0, &r);
+    if (pass == 0) {
+      assert_int_equal(s, MBT_OK);
+      assert_int_equal(mbt_tree_num_bodies(r.tree), 1001);
+    } else if (pass == 1) {
+      assert_int_equal(s, MBT_ERR_DUPLICATE);
+      assert_contains(r.error, ":2001: <link 'l1'>: a link with this name is already declared at line 3");
+    } else {
+      assert_int_equal(s, MBT_ERR_PARSE);
+      assert_contains(r.error, ":2002: malformed XML: Opening and ending tag mismatch: link line 2001 and robot");
+    }
+    mbt_urdf_result_free(&r);
+  }
+  FILE* f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs(" \n\t\n", f);
+  fclose(f);
+  mbt_urdf_result r;
+  assert_int_equal(mbt_urdf_load_file(path, 0, &r), MBT_ERR_PARSE);
+  assert_contains(r.error, "test_urdf_pieces.urdf:1: empty file: expected a URDF <robot> element");
+  mbt_urdf_result_free(&r);
+  remove(path);
+  free(text);
+}
+
+/* Entities in attribute values are replaced (as a DOM reader does); an entity's elements are not
+ * elements of <robot>. */
+static void test_entities(void** state) {
+  (void)state;
+  const char* xml = "<!DOCTYPE robot [<!ENTITY n \"base\"><!ENTITY l \"<link name='hidden'/>\">]>\n"
+                    "<robot name=\"a&amp;b\">\n<link name=\"&n;\">" INERTIAL "</link>\n&l;\n</robot>\n";
+  mbt_urdf_result r;
+  assert_int_equal(load(xml, 0, &r), MBT_OK);
+  assert_string_equal(r.robot_name, "a&b");
+  assert_true(mbt_tree_body_by_name(r.tree, "base") >= 0);
+  assert_true(mbt_tree_body_by_name(r.tree, "hidden") < 0);
+  mbt_urdf_result_free(&r);
+  expect_error("<!DOCTYPE robot [<!ENTITY l \"<link name='hidden'/>\">]>\n<robot name=\"r\">\n&l;\n</robot>\n", 0,
+               MBT_ERR_PARSE, 2, "the robot has no <link>", NULL);
+}
+
+/* A visual may name a robot-level material declared after its link; an unknown one is an error
+ * at the visual's <material>. */
+static void test_material_declared_later(void** state) {
+  (void)state;
+  const char* xml = "<robot name=\"r\">\n<link name=\"a\">" INERTIAL
+                    "<visual><geometry><sphere radius=\"1\"/></geometry><material name=\"blue\"/></visual></link>\n"
+                    "<material name=\"blue\"><color rgba=\"0 0 1 0.5\"/></material>\n</robot>\n";
+  mbt_urdf_result r;
+  assert_int_equal(load(xml, 0, &r), MBT_OK);
+  const mbt_geometry* g = mbt_tree_geometry(r.tree, MBT_ROLE_VISUAL, 0);
+  assert_non_null(g);
+  assert_true(g->has_rgba);
+  assert_true(g->rgba[0] == 0 && g->rgba[1] == 0 && g->rgba[2] == 1 && g->rgba[3] == 0.5);
+  assert_string_equal(g->material, "blue");
+  mbt_urdf_result_free(&r);
+  expect_error("<robot name=\"r\">\n<link name=\"a\">" INERTIAL "<visual><geometry><sphere radius=\"1\"/></geometry>\n"
+               "<material name=\"red\"/></visual></link>\n</robot>\n",
+               0, MBT_ERR_NOT_FOUND, 3, "<link 'a'>", "<material 'red'> has no <color>", NULL);
+}
+
 static void test_root_not_robot(void** state) {
   (void)state;
   expect_error("<?xml version=\"1.0\"?>\n<model name=\"r\">\n" LINK("a") "</model>\n", 0, MBT_ERR_PARSE, 2,
@@ -783,6 +871,10 @@ int main(void) {
       cmocka_unit_test(test_empty_file),
       cmocka_unit_test(test_malformed_xml),
       cmocka_unit_test(test_root_not_robot),
+      cmocka_unit_test(test_malformed_xml_after_bad_link),
+      cmocka_unit_test(test_entities),
+      cmocka_unit_test(test_file_read_in_pieces),
+      cmocka_unit_test(test_material_declared_later),
       cmocka_unit_test(test_missing_link_name),
       cmocka_unit_test(test_missing_joint_name),
       cmocka_unit_test(test_missing_joint_type),

@@ -1,6 +1,7 @@
 /* cli_common.c: shared helpers of the mbt command. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_common.h"
+#include "scene.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,6 +41,7 @@ bool cli_model_load(const char* cmd, const char* path, const cli_model_options* 
 
 bool cli_model_load_with_packages(const char* cmd, const char* path, const cli_model_options* opts,
                                   const char* const* package_paths, int num_package_paths, cli_model* model) {
+  if (scene_path_is_scene(path)) return scene_load(cmd, path, opts, package_paths, num_package_paths, model);
   memset(model, 0, sizeof(*model));
   int flags = 0;
   if (opts->floating) flags |= MBT_URDF_FLOATING;

@@ -29,6 +29,9 @@ typedef struct {
   mbt_tree* tree;       /* = urdf.tree */
   const char* path;
   bool floating;
+  bool scene;           /* a scene file (scene.h): several models as instances */
+  bool scene_ground;    /* the scene asks for the ground, with this friction: */
+  double scene_friction;
 } cli_model;
 
 /* The options every subcommand taking a MODEL accepts. */
@@ -40,7 +43,7 @@ typedef struct {
 /* If argv[*i] is --floating or --allow-invalid-inertia, records it and returns true. */
 bool cli_parse_model_option(const char* arg, cli_model_options* opts);
 
-/* Loads a URDF; on failure prints the loader's message and returns false. */
+/* Loads a URDF, or a scene file (*.json, scene.h); on failure prints the loader's message and returns false. */
 bool cli_model_load(const char* cmd, const char* path, const cli_model_options* opts, cli_model* model);
 /* The same with package paths "NAME=DIR" for package:// mesh names. */
 bool cli_model_load_with_packages(const char* cmd, const char* path, const cli_model_options* opts,

@@ -13,6 +13,8 @@
 #include "cli_common.h"
 #include "view_page.h"
 #include "plot.h"
+#include "scene.h"
+#include "sim_contact.h"
 
 static const char* const kCmd = "simulate";
 
@@ -30,18 +32,21 @@ static const struct {
                     {"panda_joint7", 0.8},  {"panda_finger_joint1", 0.02}, {"panda_finger_joint2", 0.02}};
 
 static void print_help(void) {
-  puts("usage: mbt simulate [MODEL] [options]\n"
+  puts("usage: mbt simulate [MODEL|SCENE.json] [options]\n"
        "\n"
        "Simulates a URDF robot under gravity with its joint damping and joint position limits,\n"
        "from an initial state, without control torques. Writes a CSV with time, q, v and total\n"
        "energy per logged step, a plot of the joint positions and the energy over time, and\n"
        "a 3D page beside the CSV (FILE.html, see 'mbt view') that plays the motion.\n"
        "Without MODEL it simulates the shipped Franka Panda arm (models/panda.urdf) released\n"
-       "from rest in a bent pose.\n"
+       "from rest in a bent pose. A scene file (SCENE.json, see docs/contact.md) places several\n"
+       "models in one simulation; their collision geometry touches.\n"
        "\n"
        "options:\n"
        "  --duration T             simulated time in s (default 5)\n"
-       "  --integrator NAME        rk45 (adaptive, default), rk4, semi_implicit_euler, euler\n"
+       "  --integrator NAME        rk45 (adaptive, default), rk4, semi_implicit_euler, euler;\n"
+       "                           with contact (--ground or a scene) time_stepping, the only\n"
+       "                           one that takes contact, is chosen\n"
        "  --dt H                   rk45: output interval and largest step (default 0.01 s);\n"
        "                           fixed-step integrators: the step, logged every step\n"
        "                           (default 0.001 s)\n"
@@ -56,6 +61,17 @@ static void print_help(void) {
        "  --out FILE.csv           the CSV (default out/simulate.csv)\n"
        "  --plot FILE.svg|FILE.png the plot (default out/simulate.svg); --no-plot for none\n"
        "  --floating               attach the root link with a quaternion-floating joint\n"
+       "  --ground                 add the ground, the half space z = 0, touching the robot's\n"
+       "                           collision geometry (meshes as their convex hulls); a\n"
+       "                           floating robot in its default pose is lifted so its lowest\n"
+       "                           collision point just touches it (not with --q0)\n"
+       "  --friction MU            the ground's Coulomb friction coefficient (default 1)\n"
+       "  --pd KP,KD               a joint PD controller holding the initial pose:\n"
+       "                           tau = KP·(q0 − q) − KD·v on every joint but a floating one\n"
+       "  --pd-gravity             add gravity compensation to the PD controller\n"
+       "  --contacts               add the contact count and each colliding body's total\n"
+       "                           contact force (N, world frame) to the CSV, and write every\n"
+       "                           contact point to FILE_contacts.csv beside it\n"
        "  --allow-invalid-inertia  load non-physical inertias as written (with a warning)\n"
        "  -h, --help               this help\n"
        "\n"
@@ -175,7 +191,7 @@ static bool write_row(FILE* f, const mbt_context* ctx, int nq, int nv, double E)
   fputs(csv_number(buf, sizeof(buf), mbt_context_time(ctx)), f);
   for (int i = 0; i < nq; ++i) fprintf(f, ",%s", csv_number(buf, sizeof(buf), q[i]));
   for (int i = 0; i < nv; ++i) fprintf(f, ",%s", csv_number(buf, sizeof(buf), v[i]));
-  fprintf(f, ",%s\n", csv_number(buf, sizeof(buf), E));
+  fprintf(f, ",%s", csv_number(buf, sizeof(buf), E));
   return ferror(f) == 0;
 }
 
@@ -222,6 +238,8 @@ typedef struct {
   const char* out;
   const char* plot;
   bool no_plot;
+  bool integrator_given;
+  sim_contact_args contact;
 } sim_args;
 
 /* Parses a finite number option; false with a message. */
@@ -241,6 +259,24 @@ static bool number_arg(const char* name, const char* value, double* out, bool po
   return true;
 }
 
+/* With contact (--ground or a scene) the time-stepping scheme is the integrator: contact forces
+ * are impulsive and stiff, which the smooth integrators cannot step (docs/contact.md). */
+static bool select_contact_integrator(sim_args* a) {
+  const bool contact = a->contact.ground || (a->model && scene_path_is_scene(a->model));
+  if (!contact) {
+    if (a->contact.contacts || a->contact.friction_given)
+      cli_error(kCmd, "--contacts and --friction need contact: give --ground or a scene");
+    return !a->contact.contacts && !a->contact.friction_given;
+  }
+  if (a->integrator_given && a->integrator != MBT_INTEGRATOR_TIME_STEPPING) {
+    cli_error(kCmd, "with contact (--ground or a scene) the integrator is time_stepping; '%s' cannot step contact",
+              mbt_integrator_name((mbt_integrator_type)a->integrator));
+    return false;
+  }
+  a->integrator = MBT_INTEGRATOR_TIME_STEPPING;
+  return true;
+}
+
 static int parse_args(int argc, char** argv, sim_args* a) {
   memset(a, 0, sizeof(*a));
   a->duration = 5.0;
@@ -256,6 +292,9 @@ static int parse_args(int argc, char** argv, sim_args* a) {
       return -2;
     }
     if (cli_parse_model_option(s, &a->mopts)) continue;
+    const int cr = sim_contact_parse(kCmd, argc, argv, &i, &a->contact);
+    if (cr < 0) return -1;
+    if (cr > 0) continue;
     if (strcmp(s, "--no-damping") == 0) {
       a->no_damping = true;
       continue;
@@ -273,8 +312,9 @@ static int parse_args(int argc, char** argv, sim_args* a) {
     } else if (OPT("--integrator")) {
       if (r < 0) return -1;
       a->integrator = mbt_integrator_from_name(val);
+      a->integrator_given = true;
       if (a->integrator < 0) {
-        cli_error(kCmd, "unknown integrator '%s' (rk45, rk4, semi_implicit_euler, euler)", val);
+        cli_error(kCmd, "unknown integrator '%s' (rk45, rk4, semi_implicit_euler, euler, time_stepping)", val);
         return -1;
       }
     } else if (OPT("--rtol")) {
@@ -320,6 +360,7 @@ static int parse_args(int argc, char** argv, sim_args* a) {
               a->plot);
     return -1;
   }
+  if (!sim_contact_check(kCmd, &a->contact) || !select_contact_integrator(a)) return -1;
   if ((a->rtol_given || a->atol_given) && a->integrator != MBT_INTEGRATOR_RK45) {
     cli_error(kCmd, "--rtol/--atol apply to the adaptive integrator rk45 only");
     return -1;
@@ -338,6 +379,16 @@ static void set_default_pose(const mbt_tree* tree, mbt_context* ctx) {
     int j = mbt_tree_joint_by_name(tree, kDefaultPose[k].joint);
     if (j >= 0 && mbt_joint_num_positions(tree, j) == 1) mbt_joint_set_positions(ctx, j, &kDefaultPose[k].q, 1);
   }
+}
+
+static void print_contact_summary(const mbt_simulator_stats* st, const sim_contact* c) {
+  printf("contact: %d shapes, %ld contact points over all steps, %ld solver sweeps", mbt_contact_model_num_shapes(c->model),
+         st->contact_points, st->contact_iterations);
+  if (st->contact_unconverged > 0) printf(", %ld steps at the sweep limit", st->contact_unconverged);
+  if (st->contacts_dropped > 0) printf(", %ld points beyond capacity dropped", st->contacts_dropped);
+  printf("\n");
+  if (c->lift != 0) printf("ground: the robot was lifted by %.6g m to touch it\n", c->lift);
+  if (c->log) printf("contacts: %s\n", c->log_path);
 }
 
 int mbt_cli_simulate(int argc, char** argv) {
@@ -379,6 +430,8 @@ int mbt_cli_simulate(int argc, char** argv) {
   char** vnames = NULL;
   double* buf = NULL;
   samples smp = {0, 0, nq, NULL, NULL, NULL};
+  sim_contact contact;
+  memset(&contact, 0, sizeof contact);
   struct sigaction old_action;
   bool handler_installed = false;
 
@@ -442,6 +495,8 @@ int mbt_cli_simulate(int argc, char** argv) {
                 mbt_joint_name(tree, j), qj[k], lo[k], hi[k]);
   }
 
+  if (!sim_contact_setup(kCmd, &model, ctx, &a.contact, a.q0 != NULL, &contact)) goto done;
+
   mbt_simulator_options opts = mbt_simulator_default_options();
   opts.integrator = (mbt_integrator_type)a.integrator;
   opts.dt = a.dt;
@@ -452,6 +507,7 @@ int mbt_cli_simulate(int argc, char** argv) {
     cli_error(kCmd, "cannot create the simulator: %s", mbt_context_last_error(ctx));
     goto done;
   }
+  if (!sim_contact_attach(kCmd, sim, ctx, &a.contact, &contact)) goto done;
   if (a.limit_k_given || a.limit_c_given)
     mbt_simulator_set_limit_penalty(sim, a.limit_k_given ? a.limit_k : 1e4, a.limit_c_given ? a.limit_c : 1e2);
   progress prog = {a.duration, cli_now(), 0, isatty(STDERR_FILENO) != 0, false};
@@ -475,7 +531,9 @@ int mbt_cli_simulate(int argc, char** argv) {
   fputs("t", csv);
   for (int i = 0; i < nq; ++i) fprintf(csv, ",%s", qnames[i]);
   for (int i = 0; i < nv; ++i) fprintf(csv, ",%s", vnames[i]);
-  fputs(",energy\n", csv);
+  fputs(",energy", csv);
+  if (a.contact.contacts && !sim_contact_begin_log(kCmd, csv, a.out, &contact)) goto done;
+  fputc('\n', csv);
 
   double E0 = 0, E = 0;
   if (total_energy(tree, sctx, &E0) != MBT_OK) {
@@ -483,7 +541,8 @@ int mbt_cli_simulate(int argc, char** argv) {
     goto done;
   }
   double t_start = mbt_context_time(sctx);
-  if (!write_row(csv, sctx, nq, nv, E0) || !samples_push(&smp, t_start, mbt_context_q(sctx), E0)) {
+  if (!write_row(csv, sctx, nq, nv, E0) || (a.contact.contacts && !sim_contact_write(csv, sim, t_start, &contact)) ||
+      fputc('\n', csv) == EOF || !samples_push(&smp, t_start, mbt_context_q(sctx), E0)) {
     cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
     goto done;
   }
@@ -500,7 +559,9 @@ int mbt_cli_simulate(int argc, char** argv) {
     /* Log the state reached, also when the run stopped early. */
     if (mbt_context_time(sctx) > smp.t[smp.n - 1]) {
       if (total_energy(tree, sctx, &E) != MBT_OK) E = NAN;
-      if (!write_row(csv, sctx, nq, nv, E) || !samples_push(&smp, mbt_context_time(sctx), mbt_context_q(sctx), E)) {
+      if (!write_row(csv, sctx, nq, nv, E) ||
+          (a.contact.contacts && !sim_contact_write(csv, sim, mbt_context_time(sctx), &contact)) ||
+          fputc('\n', csv) == EOF || !samples_push(&smp, mbt_context_time(sctx), mbt_context_q(sctx), E)) {
         const int err = errno;
         clear_progress(&prog);
         cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(err));
@@ -563,6 +624,7 @@ int mbt_cli_simulate(int argc, char** argv) {
   printf("time: %.6g s simulated in %.3f s wall", simulated, wall);
   if (wall > 0 && simulated > 0) printf(" (real-time factor %.3g)", simulated / wall);
   printf("\n");
+  if (contact.model) print_contact_summary(&st, &contact);
   printf("energy: %.9g J at start, %.9g J at end (change %+.3g J)\n", E0, E, E - E0);
   printf("joint limit events: %ld%s\n", st.limit_events,
          st.limit_events > 0 ? " (the limit penalty's damping dissipates energy at each)" : "");
@@ -584,6 +646,7 @@ int mbt_cli_simulate(int argc, char** argv) {
 done:
   if (handler_installed) sigaction(SIGINT, &old_action, NULL);
   if (csv) fclose(csv);
+  sim_contact_free(&contact);
   if (sim) mbt_simulator_destroy(sim);
   if (ctx) mbt_context_destroy(ctx);
   cli_free_names(qnames, nq);

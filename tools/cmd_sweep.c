@@ -6,6 +6,7 @@
  * at the end, so that every column but wall_time_s is the same however the sweep was run. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ typedef struct {
   long errors;
   char* pending;           /* worker ranks: rows not yet sent */
   size_t pending_len, pending_cap;
+  pthread_t main_thread;   /* the only thread that calls MPI (MPI_THREAD_FUNNELED) */
   bool write_failed;
   double wall_start, last_draw;
   bool tty, drawn;
@@ -424,12 +426,27 @@ static bool run_observer(const mbt_context* ctx, void* user) {
   return true;
 }
 
+/* Under MPI, rows move while a chunk runs, whenever a run finishes on the main thread: a worker
+ * rank sends what it holds once it is 2 kB (a few rows), rank 0 takes in what has arrived.
+ * Other threads only add their rows. */
+static void exchange_rows(sweep_state* sw) {
+  if (!sw->mpi.active || !pthread_equal(pthread_self(), sw->main_thread)) return;
+  if (sw->mpi.rank == 0) {
+    sweep_mpi_receive_rows(&sw->mpi, false, on_received, sw);
+  } else if (sw->pending_len >= 2048) {
+    sweep_mpi_send_rows(&sw->mpi, sw->pending, false);
+    sw->pending_len = 0;
+    sw->pending[0] = '\0';
+  }
+}
+
 static bool run_done(int index, const mbt_rollout* r, void* user) {
   run_state* runs = user;
   run_state* rs = &runs[index];
   rs->wall = cli_now() - rs->wall0;
   /* A run stopped by Ctrl-C is not finished: no row, it runs again on restart. */
   if (r->status != MBT_ERR_INTERRUPTED) emit_row(rs->sw, format_row(rs, r, r->status, r->error));
+  exchange_rows(rs->sw);
   return !g_interrupted && !rs->sw->write_failed;
 }
 
@@ -496,9 +513,9 @@ static bool run_all(sweep_state* sw, const unsigned char* done) {
   mbt_batch* batch = list ? mbt_batch_create(sw->spec.model.tree, sw->threads) : NULL;
   bool ok = batch != NULL;
   if (!ok) cli_error(kCmd, "cannot start the threads: %s", list ? mbt_tree_last_error(sw->spec.model.tree) : "out of memory");
-  /* Chunks bound the memory of the runs in flight; under MPI they are small, so that the
-   * rows reach rank 0 while the sweep runs. */
-  const long chunk = sw->mpi.active ? 4L * sw->threads : 256L * sw->threads;
+  /* Chunks bound the memory of the runs in flight; each ends with the threads waiting for
+   * its longest run, so they are long (rows reach rank 0 during a chunk: exchange_rows). */
+  const long chunk = 256L * sw->threads;
   for (long start = 0; ok && start < count && !g_interrupted; start += chunk) {
     const int n = (int)(count - start < chunk ? count - start : chunk);
     ok = run_chunk(sw, batch, list + start, n);
@@ -685,6 +702,7 @@ int mbt_cli_sweep(int argc, char** argv) {
   if (pr < 0) return CLI_EXIT_USAGE;
   sweep_state sw;
   memset(&sw, 0, sizeof sw);
+  sw.main_thread = pthread_self();
   if (!sweep_mpi_init(a.mpi, &sw.mpi)) return CLI_EXIT_USAGE;
   sw.out_path = a.out;
   sw.threads = a.threads ? a.threads : sw.mpi.active ? 1 : 0;

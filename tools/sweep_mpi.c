@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sweep.h"
 
@@ -35,8 +36,22 @@ bool sweep_mpi_init(bool wanted, sweep_mpi* mpi) {
   return true;
 }
 
+/* Open MPI waits by polling: a rank blocked in MPI_Probe or in MPI_Finalize's barrier keeps a
+ * core busy, which on a machine with fewer cores than ranks (or with the threads of the
+ * other ranks on it) takes the core from a rank still computing. The ranks therefore wait
+ * for each other, and rank 0 for rows, by testing and sleeping 0.2 ms between tests. */
+static void sleep_a_little(void) {
+  const struct timespec t = {0, 200000};
+  nanosleep(&t, NULL);
+}
+
 void sweep_mpi_finalize(sweep_mpi* mpi) {
-  if (mpi->active) MPI_Finalize();
+  if (!mpi->active) return;
+  MPI_Request barrier;
+  int done = 0;
+  MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+  while (MPI_Test(&barrier, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) sleep_a_little();
+  MPI_Finalize();
   mpi->active = false;
 }
 
@@ -53,12 +68,13 @@ void sweep_mpi_receive_rows(sweep_mpi* mpi, bool block, void (*on_rows)(const ch
   if (!mpi->active) return;
   while (mpi->workers_finished < mpi->size - 1) {
     MPI_Status st;
-    int pending = 1;
-    if (block)
-      MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-    else
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &pending, &st);
-    if (!pending) return;
+    int pending = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &pending, &st);
+    if (!pending && !block) return;
+    if (!pending) {
+      sleep_a_little();
+      continue;
+    }
     int count = 0;
     MPI_Get_count(&st, MPI_CHAR, &count);
     char* buf = malloc((size_t)count + 1);

@@ -19,6 +19,7 @@
 #ifndef MBT_BATCH_H
 #define MBT_BATCH_H
 
+#include "mbt/derivatives.h"
 #include "mbt/sim.h"
 
 #ifdef __cplusplus
@@ -55,6 +56,35 @@ int mbt_batch_calc_forward_dynamics(mbt_batch* batch, int n, const mbt_real* x, 
  * body node as the Calc functions' per-body arrays are. q: n × nq; X_WB: n × num_bodies. */
 int mbt_batch_calc_forward_kinematics(mbt_batch* batch, int n, const mbt_real* q, mbt_transform* X_WB,
                                       int* status);
+
+/* ---- derivatives (mbt/derivatives.h) over n states ------------------------------------
+ * Each thread has its own derivatives workspace (made in mbt_batch_create). Matrices are
+ * row-major and stacked: state k's nv×nv matrix at k·nv·nv. Outputs marked "or NULL" are
+ * skipped when NULL, the others are required (MBT_ERR_INVALID_ARGUMENT naming the argument).
+ * Each state equals the single call at x_k bit for bit. */
+
+/* mbt_calc_inverse_dynamics_derivatives at x_k = [q_k; v_k], v̇_k (vdot: n × nv, or NULL for
+ * zero) and tau_app_k (n × nv, or NULL for zero): tau (n × nv, or NULL), dtau_dq and dtau_dv
+ * (n × nv × nv), M (n × nv × nv, or NULL). */
+int mbt_batch_calc_inverse_dynamics_derivatives(mbt_batch* batch, int n, const mbt_real* x, const mbt_real* vdot,
+                                                const mbt_real* tau_app, mbt_real* tau, mbt_real* dtau_dq,
+                                                mbt_real* dtau_dv, mbt_real* M, int* status);
+/* mbt_calc_forward_dynamics_derivatives at x_k and tau_app_k (n × nv, or NULL for zero):
+ * vdot (n × nv, or NULL), dvdot_dq and dvdot_dv (n × nv × nv), dvdot_dtau = M⁻¹ (n × nv × nv,
+ * or NULL). A tree with linear spring-dampers or user force elements fails every state
+ * (MBT_ERR_INVALID_ARGUMENT naming the element). */
+int mbt_batch_calc_forward_dynamics_derivatives(mbt_batch* batch, int n, const mbt_real* x, const mbt_real* tau_app,
+                                                mbt_real* vdot, mbt_real* dvdot_dq, mbt_real* dvdot_dv,
+                                                mbt_real* dvdot_dtau, int* status);
+/* The linearized semi-implicit Euler step of mbt_calc_semi_implicit_euler_step_derivatives at
+ * x_k and tau_app_k (n × nv, or NULL for zero), as an iLQR or MPC solver wants it:
+ *   x_next_k = [q⁺; v⁺] (n × (nq + nv), or NULL),
+ *   A_k = ∂(q⁺, v⁺)/∂(q, v) = [dq_dq dq_dv; dv_dq dv_dv]  (n × 2nv × 2nv, required),
+ *   B_k = ∂(q⁺, v⁺)/∂tau     = [dq_dtau; dv_dtau]          (n × 2nv × nv, or NULL),
+ * q directions in the v space (mbt/derivatives.h), rows of A and B in the order [q⁺; v⁺]. */
+int mbt_batch_calc_semi_implicit_euler_step_derivatives(mbt_batch* batch, int n, mbt_real h, const mbt_real* x,
+                                                        const mbt_real* tau_app, mbt_real* x_next, mbt_real* A,
+                                                        mbt_real* B, int* status);
 
 /* ---- rollouts ------------------------------------------------------------------------- */
 /* One simulation: from the state, time, parameters and locks of `initial` (a context of the

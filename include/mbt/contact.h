@@ -70,6 +70,19 @@ int mbt_contact_model_add_vertices(mbt_contact_model* model, int body, const mbt
  * the plane z = 0). */
 int mbt_contact_model_add_ground(mbt_contact_model* model, mbt_vec3 normal, mbt_real height,
                                  const mbt_contact_material* material);
+/* The tree's collision geometry (mbt/geometry.h, e.g. a URDF's <collision> elements) as
+ * shapes, all with `material` (NULL: the default): spheres, boxes, capsules, cylinders and half
+ * spaces as they are; a mesh as the vertex set of its convex hull (the file read with assimp,
+ * scaled, its hull computed by Qhull; a build without them refuses meshes). Returns the number
+ * of shapes added, or a negative status with the geometry, body, file and problem in
+ * mbt_contact_model_last_error, the model unchanged: MBT_ERR_IO (a mesh that resolves to no
+ * file, cannot be read or has no vertex), MBT_ERR_INVALID_ARGUMENT (a flat mesh, a material
+ * out of range, no mesh support), MBT_ERR_LIMIT (a mesh of more than 10⁷ vertices). */
+int mbt_contact_model_add_collision_geometry(mbt_contact_model* model, const mbt_contact_material* material);
+/* The lowest world height z of the shapes on bodies that move (not fixed to the world), at
+ * the context's configuration: exact for every shape (a vertex set's lowest vertex).
+ * MBT_ERR_NOT_FOUND if no moving body has a shape. */
+int mbt_contact_model_calc_lowest_point(const mbt_contact_model* model, mbt_context* ctx, mbt_real* z_min);
 int mbt_contact_model_num_shapes(const mbt_contact_model* model);
 int mbt_contact_model_shape_body(const mbt_contact_model* model, int shape);  /* -1 if unknown */
 

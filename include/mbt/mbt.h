@@ -16,6 +16,7 @@
 #include "mbt/geometry.h"
 #include "mbt/urdf.h"
 #include "mbt/contact.h"
+#include "mbt/model_instance.h"
 #include "mbt/sim.h"
 #include "mbt/batch.h"
 #endif

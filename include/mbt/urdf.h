@@ -45,7 +45,7 @@ enum {
   MBT_URDF_MAX_FILE_SIZE = 256 << 20,   /* bytes of URDF text (256 MiB) */
   MBT_URDF_MAX_NAME_LENGTH = 255,       /* bytes in a robot, link or joint name */
   MBT_URDF_MAX_ELEMENTS = 1000000,      /* child elements of <robot> (links, joints, ...) */
-  MBT_URDF_MAX_DEPTH = 256              /* nesting of XML elements (libxml2's limit) */
+  MBT_URDF_MAX_DEPTH = 256              /* nesting of XML elements (as libxml2 limits it) */
 };
 
 enum {

@@ -182,7 +182,7 @@ static PyObject* batch_get_tree(BatchObject* self, void* c) {
 #define FAST_KW METH_FASTCALL | METH_KEYWORDS
 static PyMethodDef batch_methods[] = {
     {"set_parameters", (PyCFunction)batch_set_parameters, METH_O,
-     "set_parameters(context): the context's parameters (damping, gravity, ...), locks and time\n"
+     "set_parameters(context): the context's parameters (damping, gravity, body inertias), locks and time\n"
      "are used by every batched call from then on (mbt_batch_set_parameters)."},
     {"inverse_dynamics", MBTPY_FAST(batch_inverse_dynamics), FAST_KW,
      "inverse_dynamics(x, vdot=None, out=None, status=None) -> ndarray (n, nv)\n\n"

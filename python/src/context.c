@@ -21,6 +21,7 @@ PyObject* mbtpy_context_new(TreeObject* tree, mbt_context* ctx, PyObject* owner)
   Py_XINCREF(owner);
   self->owner = owner;
   self->scratch = scratch;
+  self->ws = NULL;
   self->nq = mbt_tree_num_positions(tree->tree);
   self->nv = mbt_tree_num_velocities(tree->tree);
   self->nb = nb;
@@ -32,6 +33,7 @@ static void context_dealloc(ContextObject* self) {
   Py_XDECREF(self->owner);
   Py_XDECREF(self->tree);
   PyMem_Free(self->scratch);
+  mbt_derivatives_workspace_destroy(self->ws);
   PyObject_Free(self);
 }
 
@@ -107,6 +109,11 @@ static PyGetSetDef context_getset[] = {
     {"v", (getter)get_v, (setter)set_v, "Generalized velocities (nv): a read-only view; assign to set.", NULL},
     {"x", (getter)get_x, (setter)set_x, "The state [q; v] (a copy); assign to set both.", NULL},
     {"time", (getter)get_time, (setter)set_time, "The context's time (s).", NULL},
+    {"gravity", (getter)mbtpy_context_get_gravity, (setter)mbtpy_context_set_gravity,
+     "g_W (m/s², 3, a copy): this context's uniform gravity (UniformGravityFieldElement::\n"
+     "gravity_vector(context) / SetGravityVector(context, g_W)), used by gravity_forces,\n"
+     "inverse_dynamics, forward_dynamics and potential_energy. It starts at tree.gravity when\n"
+     "the context is made and at set_default(); setting tree.gravity later does not change it.", NULL},
     {"tree", (getter)get_tree, NULL, "The Tree this context belongs to.", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
@@ -170,6 +177,35 @@ static PyObject* is_joint_locked(ContextObject* self, PyObject* joint) {
   return j < 0 ? NULL : PyBool_FromLong(mbt_joint_is_locked(self->ctx, j));
 }
 
+/* Free bodies (floating joints): the pose X_FM and spatial velocity V_FM_F of M in F. */
+static PyObject* floating_joint_pose(ContextObject* self, PyObject* joint) {
+  const int j = joint_arg(self, joint);
+  mbt_transform X;
+  if (j < 0 || check(self, mbt_floating_joint_get_pose(self->ctx, j, &X)) < 0) return NULL;
+  return mbtpy_transform_to_array(&X);
+}
+static PyObject* set_floating_joint_pose(ContextObject* self, PyObject* args) {
+  PyObject *joint, *pose;
+  mbt_transform X;
+  if (!PyArg_ParseTuple(args, "OO:set_floating_joint_pose", &joint, &pose)) return NULL;
+  const int j = joint_arg(self, joint);
+  if (j < 0 || mbtpy_transform(pose, "X_FM", 0, &X) || check(self, mbt_floating_joint_set_pose(self->ctx, j, &X)) < 0)
+    return NULL;
+  Py_RETURN_NONE;
+}
+static PyObject* set_floating_joint_spatial_velocity(ContextObject* self, PyObject* args) {
+  PyObject *joint, *value, *hold;
+  const double* d;
+  mbt_spatial_velocity V;
+  if (!PyArg_ParseTuple(args, "OO:set_floating_joint_spatial_velocity", &joint, &value)) return NULL;
+  const int j = joint_arg(self, joint);
+  if (j < 0 || mbtpy_input(value, "V_FM_F", 0, 6, 0, &hold, &d)) return NULL;
+  memcpy(V.coeffs, d, sizeof V.coeffs);
+  Py_XDECREF(hold);
+  if (check(self, mbt_floating_joint_set_spatial_velocity(self->ctx, j, &V)) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 static PyObject* set_default(ContextObject* self, PyObject* unused) {
   (void)unused;
   mbt_tree_set_default_context(self->tree->tree, self->ctx);
@@ -187,7 +223,8 @@ static PyObject* context_deepcopy(ContextObject* self, PyObject* memo) {
   return context_copy(self, NULL);
 }
 
-/* (tree, x, time, damping (nv, by joint velocity slices), locked joint indices). */
+/* (tree, x, time, damping (nv, by joint velocity slices), locked joint indices,
+ *  (gravity, body inertias)). */
 static PyObject* context_reduce(ContextObject* self, PyObject* unused) {
   (void)unused;
   const mbt_tree* t = self->tree->tree;
@@ -198,6 +235,7 @@ static PyObject* context_reduce(ContextObject* self, PyObject* unused) {
   PyObject* fn = mod ? PyObject_GetAttrString(mod, "_context_from_state") : NULL;
   Py_XDECREF(mod);
   PyObject* x = get_x(self, NULL);
+  PyObject* params = mbtpy_context_params_state(self);
   for (int j = 0; damping && locked && j < mbt_tree_num_joints(t); ++j) {
     double* d = (double*)PyArray_DATA((PyArrayObject*)damping) + mbt_joint_velocity_start(t, j);
     memcpy(d, mbt_joint_damping_vector(self->ctx, j), sizeof(double) * (size_t)mbt_joint_num_velocities(t, j));
@@ -206,8 +244,10 @@ static PyObject* context_reduce(ContextObject* self, PyObject* unused) {
     Py_XDECREF(jj);
   }
   PyObject* out = NULL;
-  if (fn && damping && locked && x)
-    out = Py_BuildValue("O(OOdOO)", fn, self->tree, x, mbt_context_time(self->ctx), damping, locked);
+  if (fn && damping && locked && x && params)
+    out = Py_BuildValue("O(OOdOOO)", fn, self->tree, x, mbt_context_time(self->ctx), damping, locked,
+                        params);
+  Py_XDECREF(params);
   Py_XDECREF(fn);
   Py_XDECREF(damping);
   Py_XDECREF(locked);
@@ -238,14 +278,17 @@ static int restore_params(ContextObject* c, PyObject* damping, PyObject* locked)
 
 PyObject* mbtpy_context_from_state(PyObject* mod, PyObject* args) {
   (void)mod;
-  PyObject *tree, *x, *damping, *locked;
+  PyObject *tree, *x, *damping, *locked, *params;
   double time;
-  if (!PyArg_ParseTuple(args, "O!OdOO", &Tree_Type, &tree, &x, &time, &damping, &locked)) return NULL;
+  if (!PyArg_ParseTuple(args, "O!OdOOO!", &Tree_Type, &tree, &x, &time, &damping, &locked, &PyTuple_Type,
+                        &params))
+    return NULL;
   mbt_context* ctx = mbt_context_create(((TreeObject*)tree)->tree);
   if (!ctx) return mbtpy_raise(MBT_ERR_NOT_FINALIZED, mbt_tree_last_error(((TreeObject*)tree)->tree));
   ContextObject* c = (ContextObject*)mbtpy_context_new((TreeObject*)tree, ctx, NULL);
   if (!c) return NULL;
-  if (restore_params(c, damping, locked) < 0 || set_x(c, x, NULL) < 0) {
+  if (restore_params(c, damping, locked) < 0 || mbtpy_context_params_restore(c, params) < 0 ||
+      set_x(c, x, NULL) < 0) {
     Py_DECREF(c);
     return NULL;
   }
@@ -272,10 +315,21 @@ static PyMethodDef context_methods[] = {
      "lock_joint(joint): sets its velocities to zero; forward dynamics keeps them at zero."},
     {"unlock_joint", (PyCFunction)unlock_joint, METH_O, "unlock_joint(joint)."},
     {"is_joint_locked", (PyCFunction)is_joint_locked, METH_O, "is_joint_locked(joint) -> bool."},
+    {"floating_joint_pose", (PyCFunction)floating_joint_pose, METH_O,
+     "floating_joint_pose(joint) -> X_FM (4x4): the pose of a floating joint's frame M in F\n"
+     "(Drake's GetFreeBodyPose when F is the world)."},
+    {"set_floating_joint_pose", (PyCFunction)set_floating_joint_pose, METH_VARARGS,
+     "set_floating_joint_pose(joint, X_FM): sets the floating joint's q from a pose (a rigid\n"
+     "transform; SetFreeBodyPose)."},
+    {"set_floating_joint_spatial_velocity", (PyCFunction)set_floating_joint_spatial_velocity, METH_VARARGS,
+     "set_floating_joint_spatial_velocity(joint, V_FM_F): sets its v from the spatial velocity\n"
+     "[w; v] of M in F, expressed in F (SetFreeBodySpatialVelocity)."},
     {"set_default", (PyCFunction)set_default, METH_NOARGS,
-     "set_default(): default positions, zero velocities, time 0, default damping, no locks."},
+     "set_default(): the tree's defaults (seed SetDefaultContext): default positions, zero\n"
+     "velocities, time 0, default damping, no locks, and the tree's gravity and body inertias."},
     {"copy", (PyCFunction)context_copy, METH_NOARGS,
-     "copy() -> Context: an independent deep copy (state, time, damping, locks)."},
+     "copy() -> Context: an independent deep copy (state, time and every parameter: damping,\n"
+     "locks, gravity, body inertias)."},
     {"__copy__", (PyCFunction)context_copy, METH_NOARGS, NULL},
     {"__deepcopy__", (PyCFunction)context_deepcopy, METH_O, NULL},
     {"__reduce__", (PyCFunction)context_reduce, METH_NOARGS, NULL},
@@ -288,7 +342,9 @@ PyTypeObject Context_Type = {
     .tp_repr = (reprfunc)context_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The state of one tree (q, v, time), its per-context parameters (joint damping,\n"
-              "locks) and the caches of the algorithms (seed Context). Made by Tree.context().\n"
+              "locks, gravity, body masses and inertias) and the caches of the algorithms (seed\n"
+              "Context). Made by Tree.context(), which copies the tree's values as defaults:\n"
+              "changing the tree later leaves this context's parameters as they are.\n"
               "Every Calc method reads the state and returns new float64 arrays, or writes into\n"
               "out= (a C-contiguous float64 array of the exact shape) without allocating.\n"
               "Per-body arrays are indexed by body index. copy.copy, copy.deepcopy and pickle\n"

@@ -138,13 +138,12 @@ static PyObject* spatial_momentum(ContextObject* self, PyObject* args) {
 
 /* map_velocity_to_qdot(v) -> q̇ (nq); map_qdot_to_velocity(q̇) -> v (nv). */
 typedef int (*map_fn)(const mbt_tree*, const mbt_context*, const mbt_real*, mbt_real*);
-static PyObject* calc_map(ContextObject* self, FASTARGS, const char* name, npy_intp nin, npy_intp nout,
-                          map_fn fn) {
-  static const char* const names[] = {"values", "out"};
+static PyObject* calc_map(ContextObject* self, FASTARGS, const char* name, const char* const names[2],
+                          npy_intp nin, npy_intp nout, map_fn fn) {
   PyObject *a[2], *hold;
   const double* in;
   if (mbtpy_parse(name, args, nargs, kwnames, names, 2, a) ||
-      mbtpy_input(a[0], name, 0, nin, 0, &hold, &in))
+      mbtpy_input(a[0], names[0], 0, nin, 0, &hold, &in))
     return NULL;
   PyArrayObject* out = mbtpy_output(a[1], name, 1, &nout);
   int s = MBT_OK;
@@ -155,11 +154,13 @@ static PyObject* calc_map(ContextObject* self, FASTARGS, const char* name, npy_i
   return raise_ctx(self, s);
 }
 static PyObject* map_v_to_qdot(ContextObject* self, FASTARGS) {
-  return calc_map(self, args, nargs, kwnames, "map_velocity_to_qdot", self->nv, self->nq,
+  static const char* const names[] = {"v", "out"};
+  return calc_map(self, args, nargs, kwnames, "map_velocity_to_qdot", names, self->nv, self->nq,
                   mbt_map_velocity_to_qdot);
 }
 static PyObject* map_qdot_to_v(ContextObject* self, FASTARGS) {
-  return calc_map(self, args, nargs, kwnames, "map_qdot_to_velocity", self->nq, self->nv,
+  static const char* const names[] = {"qdot", "out"};
+  return calc_map(self, args, nargs, kwnames, "map_qdot_to_velocity", names, self->nq, self->nv,
                   mbt_map_qdot_to_velocity);
 }
 

@@ -38,6 +38,7 @@ typedef struct {
   TreeObject* tree;        /* strong reference: the tree outlives the context */
   PyObject* owner;         /* the Simulator when ctx is borrowed from it, else NULL */
   double* scratch;         /* per-body spatial forces and accelerations in node order */
+  mbt_derivatives_workspace* ws;   /* made at the first derivative call, or NULL */
   int nq, nv, nb;
 } ContextObject;
 
@@ -49,7 +50,28 @@ typedef struct {
   int running;             /* a batched call is under way (checked under the GIL) */
 } BatchObject;
 
+typedef struct {
+  PyObject_HEAD
+  mbt_contact_model* model;
+  TreeObject* tree;
+  int frozen;              /* given to a simulator: no more shapes */
+} ContactModelObject;
+
+typedef struct {
+  PyObject_HEAD
+  mbt_simulator* sim;
+  TreeObject* tree;
+  PyObject* controller;   /* tau = controller(t, q, v), or NULL */
+  PyObject* observer;     /* observer(t, q, v) -> False to stop, or NULL */
+  PyObject *err_type, *err_value, *err_tb;   /* a callback's exception, re-raised at the end */
+  double* last_x;         /* [q; v; t] at the last accepted step, restored after an exception */
+  int nq, nv;
+  int running;
+  ContactModelObject* contact;  /* the contact model given to the simulator, or NULL */
+} SimulatorObject;
+
 extern PyTypeObject Tree_Type;
+extern PyTypeObject ContactModel_Type;
 extern PyTypeObject Batch_Type;
 extern PyTypeObject Context_Type;
 extern PyTypeObject Simulator_Type;
@@ -100,6 +122,25 @@ int mbtpy_batch_begin(BatchObject* self);          /* batch.c: marks it running,
 PyObject* mbtpy_batch_rollouts(BatchObject* self, PyObject* args, PyObject* kwargs); /* rollouts.c */
 extern PyMethodDef mbtpy_context_calc_methods[];   /* context_calc.c */
 extern PyMethodDef mbtpy_context_kin_methods[];    /* context_kinematics.c */
+extern PyMethodDef mbtpy_context_param_methods[];  /* context_params.c */
+extern PyMethodDef mbtpy_context_deriv_methods[];  /* context_derivatives.c */
+extern PyMethodDef mbtpy_tree_config_methods[];    /* context_derivatives.c */
+extern PyMethodDef mbtpy_tree_force_methods[];     /* tree_forces.c */
+PyObject* mbtpy_tree_get_force_elements(PyObject* tree, void* unused);
+/* One method table from `n` NULL-terminated ones (allocated once, lives as long as the type). */
+PyMethodDef* mbtpy_join_methods(PyMethodDef* const* parts, size_t n);
+PyObject* mbtpy_context_get_gravity(ContextObject* self, void* unused);
+int mbtpy_context_set_gravity(ContextObject* self, PyObject* value, void* unused);
+/* The parameters of a context as a picklable tuple, and back (-1 with the error set). */
+PyObject* mbtpy_context_params_state(ContextObject* self);
+int mbtpy_context_params_restore(ContextObject* self, PyObject* state);
+
+/* simulator.c: the simulator's counters as a dict (NULL with the error set). */
+PyObject* mbtpy_stats_dict(const mbt_simulator_stats* stats);
+/* sim_contact.c: the contact model of a simulator and the contact results. */
+int mbtpy_sim_set_contact_model(SimulatorObject* self, PyObject* model, void* unused);
+PyObject* mbtpy_sim_get_contact_model(SimulatorObject* self, void* unused);
+extern PyMethodDef mbtpy_sim_contact_methods[];
 
 #define MBTPY_FAST(fn) ((PyCFunction)(void (*)(void))(fn))
 

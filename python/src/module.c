@@ -283,18 +283,23 @@ static struct PyModuleDef module_def = {
     "Import the package `mbt`, not this module.",
     -1, module_methods, NULL, NULL, NULL, NULL};
 
-/* The Context methods come from several files: joined here into one table. */
-static PyMethodDef* join_methods(PyMethodDef* base) {
-  PyMethodDef* parts[] = {base, mbtpy_context_calc_methods, mbtpy_context_kin_methods};
+PyMethodDef* mbtpy_join_methods(PyMethodDef* const* parts, size_t num_parts) {
   size_t n = 0;
-  for (size_t p = 0; p < sizeof parts / sizeof parts[0]; ++p)
-    for (PyMethodDef* m = parts[p]; m->ml_name; ++m) ++n;
-  PyMethodDef* all = PyMem_Calloc(n + 1, sizeof *all);   /* lives as long as the type */
+  for (size_t p = 0; p < num_parts; ++p)
+    for (const PyMethodDef* m = parts[p]; m->ml_name; ++m) ++n;
+  PyMethodDef* all = PyMem_Calloc(n + 1, sizeof *all);
   if (!all) return NULL;
   n = 0;
-  for (size_t p = 0; p < sizeof parts / sizeof parts[0]; ++p)
-    for (PyMethodDef* m = parts[p]; m->ml_name; ++m) all[n++] = *m;
+  for (size_t p = 0; p < num_parts; ++p)
+    for (const PyMethodDef* m = parts[p]; m->ml_name; ++m) all[n++] = *m;
   return all;
+}
+
+/* The Context methods come from several files: joined here into one table. */
+static PyMethodDef* join_methods(PyMethodDef* base) {
+  PyMethodDef* const parts[] = {base, mbtpy_context_calc_methods, mbtpy_context_kin_methods,
+                                mbtpy_context_param_methods, mbtpy_context_deriv_methods};
+  return mbtpy_join_methods(parts, sizeof parts / sizeof parts[0]);
 }
 
 PyMODINIT_FUNC PyInit__mbt(void) {
@@ -302,8 +307,12 @@ PyMODINIT_FUNC PyInit__mbt(void) {
   PyObject* m = PyModule_Create(&module_def);
   if (!m) return NULL;
   Context_Type.tp_methods = join_methods(Context_Type.tp_methods);
-  if (!Context_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
+  PyMethodDef* const sim_parts[] = {Simulator_Type.tp_methods, mbtpy_sim_contact_methods};
+  Simulator_Type.tp_methods = mbtpy_join_methods(sim_parts, 2);
+  if (!Context_Type.tp_methods || !Simulator_Type.tp_methods || mbtpy_tree_type_init() < 0 || mbtpy_init_errors(m) < 0 || PyType_Ready(&Tree_Type) < 0 ||
       PyType_Ready(&Context_Type) < 0 || PyType_Ready(&Simulator_Type) < 0 || PyType_Ready(&Batch_Type) < 0 ||
+      PyType_Ready(&ContactModel_Type) < 0 ||
+      PyModule_AddObjectRef(m, "ContactModel", (PyObject*)&ContactModel_Type) < 0 ||
       PyModule_AddObjectRef(m, "Tree", (PyObject*)&Tree_Type) < 0 ||
       PyModule_AddObjectRef(m, "Context", (PyObject*)&Context_Type) < 0 ||
       PyModule_AddObjectRef(m, "Simulator", (PyObject*)&Simulator_Type) < 0 ||

@@ -31,12 +31,10 @@ static int prepare(BatchObject* self, PyObject* seq, double t_final, int num_sam
 }
 
 static PyObject* result_dict(const mbt_rollout* r, rollout_arrays* a) {
-  return Py_BuildValue("{s:i,s:s,s:d,s:O,s:O,s:{s:l,s:l,s:l,s:l}}", "status", r->status, "error",
+  return Py_BuildValue("{s:i,s:s,s:d,s:O,s:O,s:N}", "status", r->status, "error",
                        r->status == MBT_OK ? "" : r->error, "t_reached", r->t_reached, "x_final",
                        a->x_final, "trajectory", a->trajectory ? a->trajectory : Py_None, "stats",
-                       "steps_taken", r->stats.steps_taken, "steps_rejected", r->stats.steps_rejected,
-                       "dynamics_evaluations", r->stats.dynamics_evaluations, "limit_events",
-                       r->stats.limit_events);
+                       mbtpy_stats_dict(&r->stats));
 }
 
 static PyObject* run(BatchObject* self, PyObject* seq, double t_final, int num_samples,

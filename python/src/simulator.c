@@ -2,17 +2,6 @@
  * observer. advance_to releases the GIL; the callbacks take it back while they run. */
 #include "mbtpy.h"
 
-typedef struct {
-  PyObject_HEAD
-  mbt_simulator* sim;
-  TreeObject* tree;
-  PyObject* controller;   /* tau = controller(t, q, v), or NULL */
-  PyObject* observer;     /* observer(t, q, v) -> False to stop, or NULL */
-  PyObject *err_type, *err_value, *err_tb;   /* a callback's exception, re-raised at the end */
-  double* last_x;         /* [q; v; t] at the last accepted step, restored after an exception */
-  int nq, nv;
-  int running;
-} SimulatorObject;
 
 /* Calls fn(t, q, v) with copies of q and v; NULL with the exception set on failure. */
 static PyObject* call_back(SimulatorObject* self, PyObject* fn, double t, const double* q, const double* v) {
@@ -92,19 +81,19 @@ static int set_callback(SimulatorObject* self, PyObject** slot, PyObject* fn, co
 
 static PyObject* sim_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   static char* kwlist[] = {"context", "integrator", "dt", "rtol", "atol", "min_dt", "controller",
-                           "observer", NULL};
-  PyObject *ctx_obj, *controller = Py_None, *observer = Py_None;
+                           "observer", "contact_model", NULL};
+  PyObject *ctx_obj, *controller = Py_None, *observer = Py_None, *contact = Py_None;
   const char* integrator = "rk45";
   mbt_simulator_options o = mbt_simulator_default_options();
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|sddddOO:Simulator", kwlist, &Context_Type,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|sddddOOO:Simulator", kwlist, &Context_Type,
                                    &ctx_obj, &integrator, &o.dt, &o.rtol, &o.atol, &o.min_dt,
-                                   &controller, &observer) ||
+                                   &controller, &observer, &contact) ||
       check_callable(controller, "controller") || check_callable(observer, "observer"))
     return NULL;
   const int it = mbt_integrator_from_name(integrator);
   if (it < 0)
     return PyErr_Format(PyExc_ValueError, "unknown integrator '%s' (euler, semi_implicit_euler, "
-                        "rk4, rk45)", integrator);
+                        "rk4, rk45, time_stepping)", integrator);
   o.integrator = (mbt_integrator_type)it;
   ContextObject* c = (ContextObject*)ctx_obj;
   mbt_simulator* sim = mbt_simulator_create(c->tree->tree, c->ctx, &o);
@@ -125,6 +114,10 @@ static PyObject* sim_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   self->controller = controller == Py_None ? NULL : Py_NewRef(controller);
   self->observer = observer == Py_None ? NULL : Py_NewRef(observer);
   install_callbacks(self);
+  if (contact != Py_None && mbtpy_sim_set_contact_model(self, contact, NULL) < 0) {
+    Py_DECREF(self);
+    return NULL;
+  }
   return (PyObject*)self;
 }
 
@@ -145,6 +138,7 @@ static void sim_dealloc(SimulatorObject* self) {
   mbt_simulator_destroy(self->sim);
   PyMem_Free(self->last_x);
   Py_XDECREF(self->tree);
+  Py_XDECREF(self->contact);
   Py_XDECREF(self->err_type);
   Py_XDECREF(self->err_value);
   Py_XDECREF(self->err_tb);
@@ -221,12 +215,18 @@ static PyObject* sim_get_context(SimulatorObject* self, void* c) {
   (void)c;
   return mbtpy_context_new(self->tree, mbt_simulator_context(self->sim), (PyObject*)self);
 }
+PyObject* mbtpy_stats_dict(const mbt_simulator_stats* s) {
+  const mbt_simulator_stats st = *s;
+  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l}", "steps_taken", st.steps_taken, "steps_rejected",
+                       st.steps_rejected, "dynamics_evaluations", st.dynamics_evaluations,
+                       "limit_events", st.limit_events, "contact_points", st.contact_points,
+                       "contact_iterations", st.contact_iterations, "contact_unconverged",
+                       st.contact_unconverged, "contacts_dropped", st.contacts_dropped);
+}
 static PyObject* sim_get_stats(SimulatorObject* self, void* c) {
   (void)c;
   const mbt_simulator_stats st = mbt_simulator_get_stats(self->sim);
-  return Py_BuildValue("{s:l,s:l,s:l,s:l}", "steps_taken", st.steps_taken, "steps_rejected",
-                       st.steps_rejected, "dynamics_evaluations", st.dynamics_evaluations,
-                       "limit_events", st.limit_events);
+  return mbtpy_stats_dict(&st);
 }
 static PyObject* sim_get_controller(SimulatorObject* self, void* c) {
   (void)c;
@@ -250,7 +250,11 @@ static PyGetSetDef sim_getset[] = {
      "The simulator's own context (the state at the current time). Changes to its state,\n"
      "damping and locks are taken up by the next advance_to.", NULL},
     {"stats", (getter)sim_get_stats, NULL,
-     "dict: steps_taken, steps_rejected, dynamics_evaluations, limit_events.", NULL},
+     "dict: steps_taken, steps_rejected, dynamics_evaluations, limit_events, and for contact\n"
+     "contact_points, contact_iterations, contact_unconverged, contacts_dropped (over all steps).", NULL},
+    {"contact_model", (getter)mbtpy_sim_get_contact_model, (setter)mbtpy_sim_set_contact_model,
+     "The mbt.ContactModel every 'time_stepping' step solves contact with, or None (the other\n"
+     "integrators refuse one). Giving it freezes the model (no more shapes).", NULL},
     {"controller", (getter)sim_get_controller, (setter)sim_set_controller,
      "tau = controller(t, q, v): generalized forces (nv) added at every evaluation, or None.", NULL},
     {"observer", (getter)sim_get_observer, (setter)sim_set_observer,
@@ -274,11 +278,13 @@ PyTypeObject Simulator_Type = {
     .tp_dealloc = (destructor)sim_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "Simulator(context, integrator='rk45', dt=1e-3, rtol=1e-6, atol=1e-8, min_dt=1e-12,\n"
-              "          controller=None, observer=None)\n\n"
+              "          controller=None, observer=None, contact_model=None)\n\n"
               "Integrates x = [q; v] from a copy of `context` with q̇ = N(q)·v and v̇ from forward\n"
               "dynamics (gravity, damping, springs, joint-limit penalty, the controller's tau).\n"
               "integrator: 'euler', 'semi_implicit_euler', 'rk4' (fixed step dt) or 'rk45'\n"
-              "(Dormand-Prince with error control; dt is the first and largest step). docs/sim.md.",
+              "(Dormand-Prince with error control; dt is the first and largest step), or\n"
+              "'time_stepping' (semi-implicit Euler, v⁺ = v + h·v̇, q⁺ = q ⊕ h·v⁺, with the contact\n"
+              "impulses of contact_model solved implicitly). docs/sim.md, docs/contact.md.",
     .tp_traverse = (traverseproc)sim_traverse,
     .tp_clear = (inquiry)sim_clear,
     .tp_methods = sim_methods,

@@ -522,6 +522,8 @@ static PyObject* tree_get_friction(TreeObject* self, void* c) { (void)c; return 
 static PyObject* tree_get_effort(TreeObject* self, void* c) { (void)c; return tree_get_attr(self->joint_effort); }
 
 static PyGetSetDef tree_getset[] = {
+    {"force_elements", (getter)mbtpy_tree_get_force_elements, NULL,
+     "Names of the force elements by index (add_linear_spring_damper, add_revolute_spring, ...).", NULL},
     {"nq", (getter)tree_get_nq, NULL, "Number of generalized positions.", NULL},
     {"nv", (getter)tree_get_nv, NULL, "Number of generalized velocities.", NULL},
     {"num_bodies", (getter)tree_get_num_bodies, NULL, "Number of bodies, the world (body 0) included.", NULL},
@@ -531,7 +533,9 @@ static PyGetSetDef tree_getset[] = {
     {"is_finalized", (getter)tree_get_finalized, NULL, "True after finalize().", NULL},
     {"total_mass", (getter)tree_get_total_mass, NULL, "Sum of all body masses (kg).", NULL},
     {"gravity", (getter)tree_get_gravity, (setter)tree_set_gravity,
-     "g_W (m/s²) of the uniform gravity field (settable).", NULL},
+     "g_W (m/s²): the default gravity (UniformGravityFieldElement::set_gravity_vector). As in\n"
+     "Drake, it is the value contexts take when made (tree.context()) or reset\n"
+     "(ctx.set_default()); setting it leaves existing contexts' ctx.gravity as it is.", NULL},
     {"bodies", (getter)tree_get_bodies, NULL, "Body names by index (tuple).", NULL},
     {"frames", (getter)tree_get_frames, NULL, "Frame names by index (tuple).", NULL},
     {"joints", (getter)tree_get_joints, NULL, "Joint names by index (tuple).", NULL},
@@ -568,22 +572,17 @@ static PyMethodDef tree_methods[] = {
      "finalize(): computes the topology and the q/v slices; the tree is read-only afterwards.\n"
      "A body without an inboard joint gets a quaternion-floating mobilizer."},
     {"context", (PyCFunction)tree_context, METH_NOARGS,
-     "context() -> Context: a new context in the default state (SetDefaultContext)."},
+     "context() -> Context: a new context in the default state (CreateDefaultContext): the\n"
+     "default positions, zero velocities, and the tree's current gravity, body inertias and\n"
+     "default damping as its own parameters."},
     {"__reduce__", (PyCFunction)tree_reduce, METH_NOARGS, NULL},
     {"__setstate__", (PyCFunction)tree_setstate, METH_O, NULL},
     {NULL, NULL, 0, NULL}};
 
 static PyMethodDef* all_tree_methods(void) {
-  static PyMethodDef* joined;
-  if (joined) return joined;
-  size_t n = 0, m = 0;
-  while (tree_methods[n].ml_name) ++n;
-  while (mbtpy_tree_query_methods[m].ml_name) ++m;
-  joined = PyMem_Calloc(n + m + 1, sizeof *joined);
-  if (!joined) return NULL;
-  memcpy(joined, tree_methods, n * sizeof *joined);
-  memcpy(joined + n, mbtpy_tree_query_methods, m * sizeof *joined);
-  return joined;
+  PyMethodDef* const parts[] = {tree_methods, mbtpy_tree_query_methods, mbtpy_tree_config_methods,
+                                mbtpy_tree_force_methods};
+  return mbtpy_join_methods(parts, sizeof parts / sizeof parts[0]);
 }
 
 static PyObject* tree_repr(TreeObject* self) {
@@ -609,7 +608,7 @@ PyTypeObject Tree_Type = {
     .tp_new = tree_new,
 };
 
-/* The builder and query methods (two files) joined into one table, at module init. */
+/* The builder, query, configuration and force-element methods (four files) joined into one table, at module init. */
 int mbtpy_tree_type_init(void) {
   Tree_Type.tp_methods = all_tree_methods();
   return Tree_Type.tp_methods ? 0 : -1;

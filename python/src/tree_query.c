@@ -75,7 +75,8 @@ PyMethodDef mbtpy_tree_query_methods[] = {
     {"body", tree_body, METH_O,
      "body(body) -> dict: index, name, mass, p_BoBcm_B (center of mass in B), I_BBo_B (3x3\n"
      "rotational inertia about Bo, in B), frame, and after finalize parent, node (body-node\n"
-     "order), level, floating."},
+     "order), level, floating. The inertia is the tree's, the default of new contexts\n"
+     "(a context's own: Context.body_spatial_inertia)."},
     {"frame", tree_frame, METH_O, "frame(frame) -> dict: index, name, body, X_BF (4x4 pose in its body)."},
     {"joint", tree_joint, METH_O,
      "joint(joint) -> dict: index, name, type, parent and child bodies, frames F and M,\n"

@@ -274,17 +274,73 @@ def test_docstrings_show_equations():
     assert "M(q)·v̇ + C(q,v)·v − tau_g(q)" in mbt.Context.inverse_dynamics.__doc__
     assert "Featherstone" in mbt.Context.forward_dynamics.__doc__
     assert "J_WFp" in mbt.Context.jacobian_spatial_velocity.__doc__
+    assert "tau = M(q)·v̇ + C(q,v)·v − tau_g(q) + D·v + K·(q − q0) − tau_applied" in \
+        mbt.Context.inverse_dynamics_derivatives.__doc__
+    assert "∂v̇/∂tau = M⁻¹" in mbt.Context.forward_dynamics_derivatives.__doc__
+    assert "q⁺ = q ⊕ h·v⁺" in mbt.Context.semi_implicit_euler_step_derivatives.__doc__
+    assert "M_BBo_B = [m·G_BBo_B   m·[p]×;  −m·[p]×   m·1]" in mbt.Context.body_spatial_inertia.__doc__
+    assert "f = (k·(ℓ − ℓ0) + c·ℓ̇)·û" in mbt.Tree.add_linear_spring_damper.__doc__
+    assert "f_n = max(0, k·(φ − τ_d·v_n))" in mbt.ContactModel.__doc__
+    assert "SetGravityVector(context, g_W)" in mbt.Context.gravity.__doc__
+    assert "contexts take when made" in mbt.Tree.gravity.__doc__
+
+
+def _doc_parameters(name, doc):
+    """The parameter names of the signature `name(a, b=(0, 0, 0), ...)` a docstring opens with."""
+    if not doc or not doc.startswith(name + "("):
+        return None
+    depth, k = 0, len(name)
+    for k in range(len(name), len(doc)):
+        depth += {"(": 1, ")": -1}.get(doc[k], 0)
+        if depth == 0:
+            break
+    params, depth, cur = [], 0, ""
+    for ch in doc[len(name) + 1:k] + ",":
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            params.append(cur.split("=")[0].strip())
+            cur = ""
+        else:
+            cur += ch
+    return [p for p in params if p]
 
 
 def test_type_stubs_cover_the_api():
-    """mbt/__init__.pyi names exactly the public methods and properties of each class."""
+    """mbt/__init__.pyi names exactly the public methods and properties of each class, and each
+    method's parameters as its docstring's signature names them (the names C accepts)."""
     import ast
     import pathlib
     stub = pathlib.Path(mbt.__file__).with_name("__init__.pyi")
     module = ast.parse(stub.read_text())
+    classes = ("Tree", "Context", "Simulator", "Batch", "ContactModel")
+    checked = 0
     for node in module.body:
-        if isinstance(node, ast.ClassDef) and node.name in ("Tree", "Context", "Simulator", "Batch"):
+        if isinstance(node, ast.ClassDef) and node.name in classes:
+            cls = getattr(mbt, node.name)
             declared = {n.name for n in node.body if isinstance(n, ast.FunctionDef)} | \
                        {n.target.id for n in node.body if isinstance(n, ast.AnnAssign)}
-            actual = {n for n in dir(getattr(mbt, node.name)) if not n.startswith("_")}
+            actual = {n for n in dir(cls) if not n.startswith("_")}
             assert declared - {"__init__"} == actual, node.name
+            for f in node.body:
+                if isinstance(f, ast.FunctionDef) and not f.name.startswith("_"):
+                    expected = _doc_parameters(f.name, getattr(cls, f.name).__doc__)
+                    assert expected is not None, f"{node.name}.{f.name}: no signature in its docstring"
+                    params = [a.arg for a in f.args.posonlyargs + f.args.args if a.arg != "self"]
+                    assert params == expected, f"{node.name}.{f.name}"
+                    positional = bool(f.args.posonlyargs) or (not params and f.args.args)
+                    if params:
+                        assert _takes_keywords(node.name, f.name) != positional, f"{node.name}.{f.name}: '/'"
+                    checked += 1
+    assert checked > 90
+
+
+def _takes_keywords(cls_name, method):
+    """Whether the C method accepts keyword arguments: an unknown keyword is refused either as
+    unknown (it takes keywords) or because it takes none. Nothing runs."""
+    tree = mbt.load_urdf(model("ur5.urdf"))
+    ctx = tree.context()
+    objects = {"Tree": tree, "Context": ctx, "Simulator": mbt.Simulator(ctx), "Batch": mbt.Batch(tree, 1),
+               "ContactModel": mbt.ContactModel(tree)}
+    with pytest.raises(TypeError) as e:
+        getattr(objects[cls_name], method)(_probe_=1)
+    return "no keyword arguments" not in str(e.value)

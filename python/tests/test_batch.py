@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import mbt
-from conftest import model
+from conftest import model, stamps_inside
 
 
 @pytest.fixture
@@ -86,3 +86,12 @@ def test_batch_argument_errors(panda):
         batch.rollouts([other], 1.0)
     with pytest.raises(mbt.NotFinalizedError):
         mbt.Batch(mbt.Tree())
+
+
+def test_the_gil_is_released_during_batched_calls(panda):
+    """The main thread runs Python inside the middle half of a rollout batch (conftest)."""
+    ctxs = [panda.context() for _ in range(4)]
+    batch = mbt.Batch(panda, num_threads=2)
+    inside, duration = stamps_inside(lambda: batch.rollouts(ctxs, 0.1, integrator="rk4", dt=1e-5))
+    assert duration > 0.08, "the batch was too short to tell"
+    assert inside >= 2, f"the main thread ran {inside} times in the middle of the call"

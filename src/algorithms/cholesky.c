@@ -42,9 +42,27 @@ int mbt__cholesky_factor_ex(mbt_real* A, int n, int ld, const mbt_real* scale, i
   return MBT_OK;
 }
 
+/* The solve of a small system (n <= 6: the articulated-body algorithm's D), with the reciprocals
+ * of the diagonal formed first, off the chain of dependent operations. */
+static void solve_small(const mbt_real* L, int n, int ld, mbt_real* b) {
+  mbt_real inv[6];
+  for (int i = 0; i < n; ++i) inv[i] = 1 / L[(size_t)i * (size_t)ld + (size_t)i];
+  for (int i = 0; i < n; ++i) b[i] = (b[i] - dot(L + (size_t)i * (size_t)ld, b, i)) * inv[i];
+  for (int i = n - 1; i >= 0; --i) {
+    const mbt_real* Li = L + (size_t)i * (size_t)ld;
+    const mbt_real x = b[i] * inv[i];
+    b[i] = x;
+    for (int k = 0; k < i; ++k) b[k] -= Li[k] * x;
+  }
+}
+
 /* L·y = b (forward, by rows), then Lᵀ·x = y (backward, by rows of L: x_i = y_i/L_ii, then
  * y_k −= L_ik·x_i for k < i). */
 void mbt__cholesky_solve_ex(const mbt_real* L, int n, int ld, mbt_real* b) {
+  if (n <= 6) {
+    solve_small(L, n, ld, b);
+    return;
+  }
   for (int i = 0; i < n; ++i) {
     const mbt_real* Li = L + (size_t)i * (size_t)ld;
     b[i] = (b[i] - dot(Li, b, i)) / Li[i];

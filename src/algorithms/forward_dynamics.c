@@ -14,7 +14,7 @@
  *     P_i = I_i + Σ_children Pplus_c, U = P_i·S, D = Sᵀ·U = L·Lᵀ, Pplus_i = P_i − U·D⁻¹·Uᵀ;
  *   pass 2 (v, forces): V_i = V_λ + S·q̇, c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general
  *     mobilizers), Z_i = V_i ×* I_i·V_i − Fext_i + Σ_children Zplus_c, e = tau − Sᵀ·Z_i,
- *     Zplus_i = Z_i + Pplus_i·c_i + U·D⁻¹·e;
+ *     Zplus_i = Z_i + Pplus_i·c_i + U·D⁻¹·e (only to a parent that is articulated);
  *   pass 3 (base to tip): A' = A_λ + c_i, v̇_i = D⁻¹·(e − Uᵀ·A'), A_i = A' + S·v̇_i,
  * with [w; v] × [w'; v'] = [w × w'; w × v' + v × w'] and [w; v] ×* [t; f] = [w × t + v × f; w × f].
  * A locked mobilizer, or a weld, has no columns: Pplus_i = P_i, Zplus_i = Z_i + P_i·c_i, v̇_i = 0.
@@ -34,6 +34,7 @@ typedef mbt_aba_inertia abi;
 enum {
   MBT__ABA_FREE = 1,        /* the node's mobilizer has unlocked columns */
   MBT__ABA_ARTICULATED = 2, /* this node or an ancestor has a free mobilizer */
+  MBT__ABA_S_IDENTITY = 4,  /* six columns, S = I (a floating base hanging from the world) */
 };
 
 /* ---- articulated inertias by 3×3 blocks: [[A, B], [Bᵀ, C]], A and C symmetric ---------------- */
@@ -49,6 +50,17 @@ static inline void abi_set_rigid(abi* P, const mbt_inertia_moments* I) {
   P->A = (sym3){I->K[0], I->K[1], I->K[2], I->K[3], I->K[4], I->K[5]};
   P->B = (mbt_mat3){{{0, -hz, hy}, {hz, 0, -hx}, {-hy, hx, 0}}};
   P->C = (sym3){I->m, I->m, I->m, 0, 0, 0};
+}
+
+/* Column k of P as a 6-vector: P·e_k without arithmetic ([A(:,k); B(k,:)] for k < 3, [B(:,k−3);
+ * C(:,k−3)] for k >= 3; the same numbers as abi_mul with the unit vector). */
+static void abi_column(const abi* P, int k, mbt_real* y) {
+  const mbt_real A[3][3] = {{P->A.xx, P->A.xy, P->A.xz}, {P->A.xy, P->A.yy, P->A.yz}, {P->A.xz, P->A.yz, P->A.zz}};
+  const mbt_real C[3][3] = {{P->C.xx, P->C.xy, P->C.xz}, {P->C.xy, P->C.yy, P->C.yz}, {P->C.xz, P->C.yz, P->C.zz}};
+  for (int r = 0; r < 3; ++r) {
+    y[r] = k < 3 ? A[r][k] : P->B.m[r][k - 3];
+    y[3 + r] = k < 3 ? P->B.m[k][r] : C[r][k - 3];
+  }
 }
 
 /* y = P·x: [A·alpha + B·a; Bᵀ·alpha + C·a] for x = [alpha; a]. */
@@ -181,6 +193,14 @@ static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const m
 }
 
 /* ---- pass 1 --------------------------------------------------------------------------------------- */
+/* True when the six columns S are exactly the unit vectors. */
+static bool columns_are_identity(const mbt_spatial_velocity* S) {
+  for (int k = 0; k < 6; ++k)
+    for (int r = 0; r < 6; ++r)
+      if (S[k].coeffs[r] != (r == k ? 1 : 0)) return false;
+  return true;
+}
+
 /* The q-dependent quantities of node i, base to tip: X_WM, Ro and S (mbt__local_pose_and_H_Ro),
  * the flags, I_i = I_Mo_M re-expressed in W and shifted from Mo to Ro, and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
@@ -190,7 +210,8 @@ static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
                            &aba->p_WoRo[i]);
   if (L->parent > 0) aba->p_WoRo[i] = aba->p_WoRo[L->parent];
   const unsigned char free = (L->nv > 0 && !node_is_locked(ctx, L)) ? MBT__ABA_FREE : 0;
-  aba->flags[i] = free | ((free || (aba->flags[L->parent] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0);
+  aba->flags[i] = free | ((free || (aba->flags[L->parent] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0) |
+                  (L->nv == 6 && columns_are_identity(&aba->S[L->v_start]) ? MBT__ABA_S_IDENTITY : 0);
   mbt_inertia_moments I_W;
   mbt__moments_reexpress(&ctx->I_Mo_M[i], &aba->X_WM[i].R, &I_W);
   mbt_inertia_moments* I = &aba->I_Ro[i];
@@ -227,14 +248,16 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
   }
   mbt_real* LL = aba->D_LLT + 6 * L->v_start;
   mbt_real scale[6];
+  const bool identity = aba->flags[i] & MBT__ABA_S_IDENTITY;
   for (int k = 0; k < nv; ++k) {
-    abi_mul(P, S[k].coeffs, U[k].coeffs);
+    if (identity) abi_column(P, k, U[k].coeffs);
+    else abi_mul(P, S[k].coeffs, U[k].coeffs);
     scale[k] = pivot_bound(aba, i, &S[k]);
   }
   int row = 0;
   for (int exact = 0; exact < 2; ++exact) {
     for (int r = 0; r < nv; ++r)
-      for (int j = 0; j <= r; ++j) LL[r * nv + j] = mbt__spatial_dot(S[r].coeffs, U[j].coeffs);
+      for (int j = 0; j <= r; ++j) LL[r * nv + j] = identity ? U[j].coeffs[r] : mbt__spatial_dot(S[r].coeffs, U[j].coeffs);
     if (mbt__cholesky_factor_ex(LL, nv, nv, scale, &row) == MBT_OK) break;
     if (exact) {
       mbt_real d = mbt__spatial_dot(S[row].coeffs, U[row].coeffs);
@@ -321,7 +344,8 @@ static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
 }
 
 /* Tip to base at an articulated node i: pass 1 when q changed (projection, P and Ic into the
- * parent's), then e = tau − Sᵀ·Z, Zplus = Z + Pplus·c + U·D⁻¹·e into the parent's Z. */
+ * parent's), then e = tau − Sᵀ·Z and, when the parent is articulated (Zplus has no other
+ * reader), Zplus = Z + Pplus·c + U·D⁻¹·e into the parent's Z. */
 static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bool factor, const mbt_real* tau1,
                                const mbt_real* tau2) {
   mbt_aba_cache* aba = &ctx->aba;
@@ -339,25 +363,29 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
     }
   }
   mbt_spatial_force* Z = &aba->Z[i];
+  mbt_real* e = aba->e + L->v_start;
+  if (free) {
+    const mbt_spatial_velocity* S = &aba->S[L->v_start];
+    const bool identity = aba->flags[i] & MBT__ABA_S_IDENTITY;
+    for (int k = 0; k < L->nv; ++k) {
+      const int dof = L->v_start + k;
+      const mbt_real SZ = identity ? Z->coeffs[k] : mbt__spatial_dot(S[k].coeffs, Z->coeffs);
+      e[k] = (tau1 ? tau1[dof] : 0) + (tau2 ? tau2[dof] : 0) - SZ;
+    }
+  }
+  if (!to_parent) return MBT_OK;
   mbt_real Pc[6];
   abi_mul(&aba->P[i], aba->c[i].coeffs, Pc);
   if (free) {
-    const mbt_spatial_velocity* S = &aba->S[L->v_start];
     const mbt_spatial_force* U = &aba->U[L->v_start];
-    mbt_real* e = aba->e + L->v_start;
     mbt_real x[6];
-    for (int k = 0; k < L->nv; ++k) {
-      const int dof = L->v_start + k;
-      e[k] = (tau1 ? tau1[dof] : 0) + (tau2 ? tau2[dof] : 0) - mbt__spatial_dot(S[k].coeffs, Z->coeffs);
-      x[k] = e[k];
-    }
+    for (int k = 0; k < L->nv; ++k) x[k] = e[k];
     solve_D(aba, L, x);
     for (int k = 0; k < L->nv; ++k)
       for (int r = 0; r < 6; ++r) Pc[r] += U[k].coeffs[r] * x[k];
   }
-  for (int r = 0; r < 6; ++r) Z->coeffs[r] += Pc[r];
-  if (to_parent)
-    for (int r = 0; r < 6; ++r) aba->Z[L->parent].coeffs[r] += Z->coeffs[r];
+  mbt_spatial_force* Zp = &aba->Z[L->parent];
+  for (int r = 0; r < 6; ++r) Zp->coeffs[r] += Z->coeffs[r] + Pc[r];
   return MBT_OK;
 }
 

@@ -47,6 +47,10 @@ typedef struct {
 /* The most contact points one shape pair produces (a vertex set gives up to this many of its
  * deepest vertices). */
 #define MBT__MAX_PAIR_CONTACTS 8
+/* A vertex set keeps its 4 deepest vertices in a pair: enough to support a body on a face or
+ * a rounded foot, half the rows of 8 for the contact problem (a flat face with more than 4
+ * coplanar hull vertices rests on the 4 deepest of them). */
+#define MBT__MAX_VERTEX_CONTACTS 4
 
 mbt__cshape mbt__cshape_sphere(mbt_real radius);
 mbt__cshape mbt__cshape_capsule(mbt_real radius, mbt_real half_length);
@@ -167,6 +171,20 @@ typedef struct {
  * law applies force as soon as the step would bring them into overlap, so a body reaching
  * 5 m/s at 1 ms steps never enters the other shape unresisted. */
 #define MBT__CONTACT_MARGIN 5e-3
+
+/* Whether the body is fixed to the world (through welds). */
+bool mbt__contact_body_is_static(const mbt_tree* tree, int body);
+
+/* ---- meshes (mesh_hull.c) ----------------------------------------------------------------- */
+/* Vertices a mesh file may hold (more is MBT_ERR_LIMIT). */
+#define MBT_MESH_MAX_VERTICES 10000000
+/* The vertices of the convex hull of a mesh file's vertices scaled per axis: 3·n coordinates in
+ * *points (malloc; the caller frees). A negative status with a message in err (MBT_ERR_IO: the
+ * file cannot be read or has no vertex; MBT_ERR_INVALID_ARGUMENT: a flat mesh, or no mesh
+ * support in this build). */
+int mbt__mesh_hull_vertices(const char* path, mbt_vec3 scale, mbt_real** points, int* num_points, char* err,
+                            size_t n_err);
+bool mbt__mesh_hulls_available(void);
 
 /* Allocates a workspace for the model's shapes (capacity: 8 per shape, in [32, 512]).
  * NULL if out of memory. */

@@ -199,6 +199,8 @@ static int moving_ancestor(const mbt_tree* tree, int body) {
   return body;
 }
 
+bool mbt__contact_body_is_static(const mbt_tree* tree, int body) { return moving_ancestor(tree, body) == 0; }
+
 /* The moving ancestor of the body's parent, if a joint connects them (a floating body is free:
  * it has no parent to filter). −1 otherwise. */
 static int parent_of(const mbt_tree* tree, int moving) {

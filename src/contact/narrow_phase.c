@@ -5,7 +5,7 @@
  * reference face [Ericson, Real-Time Collision Detection, 2005, §4.4.1, §5.2.1; Gregorius,
  * "The separating axis test between convex polyhedra", GDC 2013]); a cylinder against a half
  * space (four rim points per cap); a vertex set against a sphere, capsule, box or half
- * space (each vertex inside the other shape, the deepest MBT__MAX_PAIR_CONTACTS kept).
+ * space (each vertex inside the other shape, the deepest MBT__MAX_VERTEX_CONTACTS kept).
  * Every other pair (cylinder against a non-plane, vertex set against a vertex set or a
  * cylinder, two half spaces) gives no contact: mbt__collide_supported tells. */
 #include "contact/contact_internal.h"
@@ -339,12 +339,18 @@ static int points_vs(const mbt__cshape* a, const mbt_transform* X_WA, const mbt_
   if (b->type != MBT__CSHAPE_HALF_SPACE &&
       !mbt_lt(mbt_vec3_norm(mbt_vec3_sub(X_WA->p, X_WB->p)), a->bound_radius + b->bound_radius + margin))
     return 0;
+  /* Against a half space, a vertex's height is one dot product in A's frame: h = n_A·p_AV + h_Ao. */
+  const bool plane = b->type == MBT__CSHAPE_HALF_SPACE;
+  const mbt_vec3 n_W = mbt_vec3_make(X_WB->R.m[0][2], X_WB->R.m[1][2], X_WB->R.m[2][2]);
+  const mbt_vec3 n_A = mbt_mat3_tmul_vec(&X_WA->R, n_W);
+  const mbt_real h_Ao = mbt_vec3_dot(n_W, mbt_vec3_sub(X_WA->p, X_WB->p));
   int count = 0;
   for (int i = 0; i < a->num_points; ++i) {
+    if (plane && !mbt_lt(mbt_vec3_dot(n_A, a->points[i]) + h_Ao, margin)) continue;
     const mbt_vec3 v = mbt_transform_apply(X_WA, a->points[i]);
     mbt__contact_point c;
     if (!sphere_vs(v, 0, b, X_WB, margin, &c)) continue;
-    if (count < MBT__MAX_PAIR_CONTACTS) {
+    if (count < MBT__MAX_VERTEX_CONTACTS) {
       out[count++] = c;
     } else {
       int k = 0;

@@ -1,6 +1,7 @@
-/* urdf.c: loading a MultibodyTree from a URDF robot description (libxml2 DOM).
+/* urdf.c: loading a MultibodyTree from a URDF robot description.
  *
- * Three passes: (1) read every <link> and <joint> into plain records (numbers parsed and
+ * The text is read in one streaming pass into element records (xml_elements.h: libxml2 SAX2,
+ * no DOM). Then three passes: (1) read every <link> and <joint> into plain records (numbers parsed and
  * checked, warnings for what is not modelled); (2) resolve the joints' link names and the
  * topology (one parent per link, one root, no cycle); (3) add the bodies and joints to a
  * new tree in depth-first pre-order from the root, children in the order of their <joint>
@@ -19,10 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-
+#include "parsers/xml_elements.h"
 #include "tree/names.h"
+
+typedef mbt_xml_element xnode;
+
+enum { kReadBytes = 1 << 16 }; /* a file is read in pieces of this size */
 
 #define WORLD_NAME "world"
 #define ROOT_JOINT_NAME "root_joint"
@@ -33,7 +36,7 @@ typedef enum { J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC, J_FIXED, J_FLOATING, J_PLA
 static const char* const kJointTypeNames[] = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
 
 typedef struct {
-  const char* name;          /* owned by the parser's string pool */
+  const char* name;          /* in the element records (xml_elements.h) */
   int line;
   bool has_inertial;
   int inertia_line;
@@ -69,10 +72,11 @@ typedef struct {
   mbt_real rgba[4];
 } urdf_material;
 
-/* A <visual> or <collision> of a link (strings in the parser's pool). */
+/* A <visual> or <collision> of a link (strings in the element records). */
 typedef struct {
   int link;
   int line;
+  int material_line;         /* > 0: the colour is the robot-level <material> desc.material's */
   mbt_geometry_role role;
   mbt_geometry_desc desc;
 } urdf_geometry;
@@ -84,8 +88,6 @@ typedef struct {
   char error[1024];
   char** warnings;
   int num_warnings, cap_warnings;
-  xmlChar** pool;            /* strings from libxml2, freed with xmlFree */
-  int num_pool, cap_pool;
   urdf_link* links;
   int num_links, cap_links;
   urdf_joint* joints;
@@ -102,6 +104,8 @@ typedef struct {
   int num_packages;
   char* model_dir;           /* "" for the current folder */
   mbt_name_table link_names, joint_names;  /* name -> index (names.h) */
+  mbt_xml_document* doc;     /* the text being read: the strings kept (keep) last as long */
+  int num_elements;          /* children of <robot> so far */
 } parser;
 
 /* ---- messages ---------------------------------------------------------------------------- */
@@ -186,36 +190,25 @@ static numstr num(double v) {
 }
 
 /* ---- XML helpers ------------------------------------------------------------------------- */
-static int line_of(const xmlNode* node) {
-  long l = xmlGetLineNo(node);
-  return l > 0 && l <= INT_MAX ? (int)l : 0;
+static int line_of(const xnode* node) { return node->line; }
+
+static bool is_element(const xnode* node, const char* name) { return strcmp(node->name, name) == 0; }
+
+/* The value of attribute `name` (NULL if absent). */
+static const char* attr(parser* p, const xnode* node, const char* name) {
+  (void)p;
+  return mbt__xml_attribute(node, name);
 }
 
-static bool is_element(const xmlNode* node, const char* name) {
-  return node->type == XML_ELEMENT_NODE && xmlStrcmp(node->name, (const xmlChar*)name) == 0;
-}
-
-/* The value of attribute `name` (NULL if absent; then p->status tells out-of-memory). */
-static const char* attr(parser* p, const xmlNode* node, const char* name) {
-  const xmlAttr* a = xmlHasNsProp(node, (const xmlChar*)name, NULL);
-  if (!a) return NULL;
-  /* A plain value is one text node owned by the document: no copy (copies of every
-   * attribute cost a third of the load time of a large model). */
-  if (a->type == XML_ATTRIBUTE_NODE && a->children && !a->children->next && a->children->type == XML_TEXT_NODE &&
-      a->children->content)
-    return (const char*)a->children->content;
-  if (grow(p, (void**)&p->pool, &p->cap_pool, p->num_pool + 1, sizeof(xmlChar*))) return NULL;
-  xmlChar* v = xmlGetNoNsProp(node, (const xmlChar*)name);
-  if (!v) {
-    no_memory(p);
-    return NULL;
-  }
-  p->pool[p->num_pool++] = v;
-  return (const char*)v;
+/* A copy of an attribute's value that outlasts its element (NULL and an error if out of memory). */
+static const char* keep(parser* p, const char* value) {
+  const char* k = value ? mbt__xml_keep(p->doc, value) : NULL;
+  if (value && !k) no_memory(p);
+  return k;
 }
 
 /* A required attribute: NULL (and an error) if absent. */
-static const char* required_attr(parser* p, const xmlNode* node, const char* name, const char* kind,
+static const char* required_attr(parser* p, const xnode* node, const char* name, const char* kind,
                                  const char* owner, const char* element) {
   const char* v = attr(p, node, name);
   if (!v && p->status == MBT_OK)
@@ -225,7 +218,7 @@ static const char* required_attr(parser* p, const xmlNode* node, const char* nam
 }
 
 /* A name within MBT_URDF_MAX_NAME_LENGTH (the message shows its first 32 bytes). */
-static int check_name_length(parser* p, const xmlNode* node, const char* kind, const char* name) {
+static int check_name_length(parser* p, const xnode* node, const char* kind, const char* name) {
   const size_t n = strlen(name);
   if (n <= MBT_URDF_MAX_NAME_LENGTH) return MBT_OK;
   return fail(p, MBT_ERR_LIMIT, line_of(node), kind, NULL,
@@ -259,7 +252,7 @@ static int parse_token(const char* s, const char* e, mbt_real* out) {
 
 /* Parses exactly `count` whitespace-separated finite numbers from attribute `name` of
  * `node`. `what` names the element ("origin") for the message. */
-static int parse_reals(parser* p, const xmlNode* node, const char* text, const char* name, mbt_real* out, int count,
+static int parse_reals(parser* p, const xnode* node, const char* text, const char* name, mbt_real* out, int count,
                        const char* kind, const char* owner, const char* what) {
   const int line = line_of(node);
   int found = 0;
@@ -288,14 +281,14 @@ static int parse_reals(parser* p, const xmlNode* node, const char* text, const c
 }
 
 /* An optional scalar attribute: *out is left unchanged if absent. */
-static int optional_real(parser* p, const xmlNode* node, const char* name, mbt_real* out, const char* kind,
+static int optional_real(parser* p, const xnode* node, const char* name, mbt_real* out, const char* kind,
                          const char* owner, const char* what) {
   const char* text = attr(p, node, name);
   if (!text) return p->status;
   return parse_reals(p, node, text, name, out, 1, kind, owner, what);
 }
 
-static int optional_vec3(parser* p, const xmlNode* node, const char* name, mbt_vec3* out, const char* kind,
+static int optional_vec3(parser* p, const xnode* node, const char* name, mbt_vec3* out, const char* kind,
                          const char* owner, const char* what) {
   const char* text = attr(p, node, name);
   if (!text) return p->status;
@@ -303,7 +296,7 @@ static int optional_vec3(parser* p, const xmlNode* node, const char* name, mbt_v
 }
 
 /* <origin xyz rpy>: X = {R(rpy), xyz}, R = Rz(y)·Ry(p)·Rx(r) (URDF and Drake SpaceXYZ). */
-static int parse_origin(parser* p, const xmlNode* node, mbt_transform* X, const char* kind, const char* owner) {
+static int parse_origin(parser* p, const xnode* node, mbt_transform* X, const char* kind, const char* owner) {
   mbt_vec3 xyz = mbt_vec3_zero(), rpy = mbt_vec3_zero();
   if (optional_vec3(p, node, "xyz", &xyz, kind, owner, "origin") ||
       optional_vec3(p, node, "rpy", &rpy, kind, owner, "origin"))
@@ -314,7 +307,7 @@ static int parse_origin(parser* p, const xmlNode* node, mbt_transform* X, const 
 }
 
 /* Rejects a second child element of the same name (the value would be ambiguous). */
-static int check_once(parser* p, const xmlNode* seen, const xmlNode* node, const char* kind, const char* owner) {
+static int check_once(parser* p, const xnode* seen, const xnode* node, const char* kind, const char* owner) {
   if (!seen) return MBT_OK;
   return fail(p, MBT_ERR_PARSE, line_of(node), kind, owner, "<%s> appears twice (first at line %d)",
               (const char*)node->name, line_of(seen));
@@ -335,7 +328,7 @@ static char* str_copy_n(const char* s, size_t n) {
 static char* str_copy(const char* s) { return str_copy_n(s, strlen(s)); }
 
 /* <color rgba>: four numbers in [0, 1]. */
-static int parse_color(parser* p, const xmlNode* node, mbt_real rgba[4], const char* kind, const char* owner) {
+static int parse_color(parser* p, const xnode* node, mbt_real rgba[4], const char* kind, const char* owner) {
   const char* text = required_attr(p, node, "rgba", kind, owner, "color");
   if (!text || parse_reals(p, node, text, "rgba", rgba, 4, kind, owner, "color")) return p->status;
   for (int k = 0; k < 4; ++k)
@@ -347,11 +340,10 @@ static int parse_color(parser* p, const xmlNode* node, mbt_real rgba[4], const c
 }
 
 /* The inside of a <material>: its <color> (at most one); <texture> is not kept. */
-static int parse_material_content(parser* p, const xmlNode* node, urdf_material* m, const char* kind,
+static int parse_material_content(parser* p, const xnode* node, urdf_material* m, const char* kind,
                                   const char* owner) {
-  const xmlNode* color = NULL;
-  for (const xmlNode* c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
+  const xnode* color = NULL;
+  for (const xnode* c = node->children; c; c = c->next) {
     if (is_element(c, "color")) {
       if (check_once(p, color, c, kind, owner) || parse_color(p, c, m->rgba, kind, owner)) return p->status;
       color = c;
@@ -370,59 +362,66 @@ static int find_material(const parser* p, const char* name) {
   return -1;
 }
 
-/* The <material name> elements of <robot>, read before the links that refer to them. */
-static int parse_robot_materials(parser* p, const xmlNode* robot) {
-  for (const xmlNode* c = robot->children; c; c = c->next) {
-    if (!is_element(c, "material")) continue;
-    const char* name = required_attr(p, c, "name", "material", NULL, "material");
-    if (!name) return p->status;
-    if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(c), "material", NULL, "the attribute 'name' is empty");
-    const int other = find_material(p, name);
-    if (other >= 0)
-      return fail(p, MBT_ERR_DUPLICATE, line_of(c), "material", name,
-                  "a material with this name is already declared at line %d", p->materials[other].line);
-    if (grow(p, (void**)&p->materials, &p->cap_materials, p->num_materials + 1, sizeof(urdf_material)))
-      return p->status;
-    urdf_material m;
-    memset(&m, 0, sizeof m);
-    m.name = name;
-    m.line = line_of(c);
-    if (parse_material_content(p, c, &m, "material", name)) return p->status;
-    p->materials[p->num_materials++] = m;
+/* A <material name> element of <robot>. */
+static int parse_robot_material(parser* p, const xnode* c) {
+  const char* name = required_attr(p, c, "name", "material", NULL, "material");
+  if (!name) return p->status;
+  if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(c), "material", NULL, "the attribute 'name' is empty");
+  const int other = find_material(p, name);
+  if (other >= 0)
+    return fail(p, MBT_ERR_DUPLICATE, line_of(c), "material", name,
+                "a material with this name is already declared at line %d", p->materials[other].line);
+  if (grow(p, (void**)&p->materials, &p->cap_materials, p->num_materials + 1, sizeof(urdf_material)))
+    return p->status;
+  urdf_material m;
+  memset(&m, 0, sizeof m);
+  m.line = line_of(c);
+  if (parse_material_content(p, c, &m, "material", name) || !(m.name = keep(p, name))) return p->status;
+  p->materials[p->num_materials++] = m;
+  return MBT_OK;
+}
+
+/* A visual's <material>: inline <color>, else the robot-level material of that name, which may
+ * come later in the file (resolve_materials). */
+static int parse_visual_material(parser* p, const xnode* node, urdf_geometry* g, const char* owner) {
+  const char* name = attr(p, node, "name");
+  mbt_geometry_desc* d = &g->desc;
+  urdf_material m;
+  memset(&m, 0, sizeof m);
+  if (parse_material_content(p, node, &m, "link", owner) || (name && !(d->material = keep(p, name))))
+    return p->status;
+  if (m.has_rgba || !name || !name[0]) {
+    d->has_rgba = m.has_rgba;
+    memcpy(d->rgba, m.rgba, sizeof d->rgba);
+  } else {
+    g->material_line = line_of(node);
   }
   return MBT_OK;
 }
 
-/* A visual's <material>: inline <color>, else the robot-level material of that name. */
-static int parse_visual_material(parser* p, const xmlNode* node, mbt_geometry_desc* d, const char* owner) {
-  const char* name = attr(p, node, "name");
-  if (p->status) return p->status;
-  urdf_material m;
-  memset(&m, 0, sizeof m);
-  if (parse_material_content(p, node, &m, "link", owner)) return p->status;
-  d->material = name;
-  if (m.has_rgba || !name || !name[0]) {
-    d->has_rgba = m.has_rgba;
-    memcpy(d->rgba, m.rgba, sizeof d->rgba);
-    return MBT_OK;
+/* After the last element: the colours of the visuals that name a robot-level material. */
+static int resolve_materials(parser* p) {
+  for (int i = 0; i < p->num_geoms; ++i) {
+    urdf_geometry* g = &p->geoms[i];
+    if (g->material_line <= 0) continue;
+    const int k = find_material(p, g->desc.material);
+    if (k < 0)
+      return fail(p, MBT_ERR_NOT_FOUND, g->material_line, "link", p->links[g->link].name,
+                  "<material '%s'> has no <color> and no robot-level <material> of that name", g->desc.material);
+    g->desc.has_rgba = p->materials[k].has_rgba;
+    memcpy(g->desc.rgba, p->materials[k].rgba, sizeof g->desc.rgba);
   }
-  const int k = find_material(p, name);
-  if (k < 0)
-    return fail(p, MBT_ERR_NOT_FOUND, line_of(node), "link", owner,
-                "<material '%s'> has no <color> and no robot-level <material> of that name", name);
-  d->has_rgba = p->materials[k].has_rgba;
-  memcpy(d->rgba, p->materials[k].rgba, sizeof d->rgba);
   return MBT_OK;
 }
 
 /* One required positive dimension of a shape element, e.g. <sphere radius>. */
-static int shape_real(parser* p, const xmlNode* node, const char* name, mbt_real* out, const char* owner) {
+static int shape_real(parser* p, const xnode* node, const char* name, mbt_real* out, const char* owner) {
   const char* what = (const char*)node->name;
   const char* text = required_attr(p, node, name, "link", owner, what);
   return text ? parse_reals(p, node, text, name, out, 1, "link", owner, what) : p->status;
 }
 
-static int parse_shape_element(parser* p, const xmlNode* s, mbt_geometry_desc* d, const char* owner) {
+static int parse_shape_element(parser* p, const xnode* s, mbt_geometry_desc* d, const char* owner) {
   mbt_shape* sh = &d->shape;
   if (is_element(s, "box")) {
     *sh = mbt_shape_box(0, 0, 0);
@@ -442,15 +441,14 @@ static int parse_shape_element(parser* p, const xmlNode* s, mbt_geometry_desc* d
   const char* file = required_attr(p, s, "filename", "link", owner, "mesh");
   if (!file) return p->status;
   if (!file[0]) return fail(p, MBT_ERR_PARSE, line_of(s), "link", owner, "<mesh> attribute 'filename' is empty");
-  d->mesh_file = file;
+  if (!(d->mesh_file = keep(p, file))) return p->status;
   return optional_vec3(p, s, "scale", &sh->scale, "link", owner, "mesh");
 }
 
 /* <geometry>: exactly one of box, sphere, cylinder, capsule, mesh. */
-static int parse_shape(parser* p, const xmlNode* node, mbt_geometry_desc* d, const char* owner, const char* role) {
-  const xmlNode* shape = NULL;
-  for (const xmlNode* c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
+static int parse_shape(parser* p, const xnode* node, mbt_geometry_desc* d, const char* owner, const char* role) {
+  const xnode* shape = NULL;
+  for (const xnode* c = node->children; c; c = c->next) {
     if (!(is_element(c, "box") || is_element(c, "sphere") || is_element(c, "cylinder") || is_element(c, "capsule") ||
           is_element(c, "mesh")))
       return fail(p, MBT_ERR_PARSE, line_of(c), "link", owner,
@@ -467,7 +465,7 @@ static int parse_shape(parser* p, const xmlNode* node, mbt_geometry_desc* d, con
 }
 
 /* <visual> or <collision> of link `link`: recorded, added to the tree in pass 3. */
-static int parse_geometry(parser* p, const xmlNode* node, int link) {
+static int parse_geometry(parser* p, const xnode* node, int link) {
   const char* owner = p->links[link].name;
   const bool visual = is_element(node, "visual");
   const char* role = visual ? "visual" : "collision";
@@ -477,12 +475,11 @@ static int parse_geometry(parser* p, const xmlNode* node, int link) {
   g.line = line_of(node);
   g.role = visual ? MBT_ROLE_VISUAL : MBT_ROLE_COLLISION;
   g.desc = mbt_geometry_desc_default();
-  g.desc.name = attr(p, node, "name");
+  g.desc.name = keep(p, attr(p, node, "name"));
   if (p->status) return p->status;
-  const xmlNode *origin = NULL, *geometry = NULL, *material = NULL;
-  for (const xmlNode* c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
-    const xmlNode** slot = is_element(c, "origin")                ? &origin
+  const xnode *origin = NULL, *geometry = NULL, *material = NULL;
+  for (const xnode* c = node->children; c; c = c->next) {
+    const xnode** slot = is_element(c, "origin")                ? &origin
                            : is_element(c, "geometry")            ? &geometry
                            : visual && is_element(c, "material") ? &material
                                                                   : NULL;
@@ -496,7 +493,7 @@ static int parse_geometry(parser* p, const xmlNode* node, int link) {
   if (!geometry)
     return fail(p, MBT_ERR_PARSE, g.line, "link", owner, "<%s> is missing the required element <geometry>", role);
   if ((origin && parse_origin(p, origin, &g.desc.X_BG, "link", owner)) || parse_shape(p, geometry, &g.desc, owner, role) ||
-      (material && parse_visual_material(p, material, &g.desc, owner)))
+      (material && parse_visual_material(p, material, &g, owner)))
     return p->status;
   if (grow(p, (void**)&p->geoms, &p->cap_geoms, p->num_geoms + 1, sizeof(urdf_geometry))) return p->status;
   p->geoms[p->num_geoms++] = g;
@@ -653,11 +650,10 @@ static bool inertia_is_physical(mbt_real mass, const mbt_mat3* I, char* why, siz
  * the inertia I_BBcm_I about Bcm in I. The spatial inertia about Bo in B:
  *   I_BBcm_B = R_BI·I_BBcm_I·R_BIᵀ,  G_BBcm_B = I_BBcm_B/m,
  *   G_BBo_B = G_BBcm_B + |p|²·1 − p·pᵀ  with p = p_BoBcm_B (parallel-axis theorem). */
-static int parse_inertial(parser* p, const xmlNode* node, urdf_link* L) {
+static int parse_inertial(parser* p, const xnode* node, urdf_link* L) {
   const char* K = "link";
-  const xmlNode *origin = NULL, *mass = NULL, *inertia = NULL;
-  for (const xmlNode* c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
+  const xnode *origin = NULL, *mass = NULL, *inertia = NULL;
+  for (const xnode* c = node->children; c; c = c->next) {
     if (is_element(c, "origin")) {
       if (check_once(p, origin, c, K, L->name)) return p->status;
       origin = c;
@@ -733,7 +729,7 @@ static urdf_link* new_link(parser* p, const char* name, int line) {
   return L;
 }
 
-static int parse_link(parser* p, const xmlNode* node) {
+static int parse_link(parser* p, const xnode* node) {
   const char* name = required_attr(p, node, "name", "link", NULL, "link");
   if (!name) return p->status;
   if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(node), "link", NULL, "the attribute 'name' is empty");
@@ -742,12 +738,12 @@ static int parse_link(parser* p, const xmlNode* node) {
   if (other >= 0)
     return fail(p, MBT_ERR_DUPLICATE, line_of(node), "link", name, "a link with this name is already declared at line %d",
                 p->links[other].line);
-  urdf_link* L = new_link(p, name, line_of(node));
+  const char* kept = keep(p, name);
+  urdf_link* L = kept ? new_link(p, kept, line_of(node)) : NULL;
   if (!L) return p->status;
   const int index = p->num_links - 1;
-  const xmlNode* inertial = NULL;
-  for (const xmlNode* c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
+  const xnode* inertial = NULL;
+  for (const xnode* c = node->children; c; c = c->next) {
     L = &p->links[index];
     if (is_element(c, "inertial")) {
       if (check_once(p, inertial, c, "link", name) || parse_inertial(p, c, L)) return p->status;
@@ -766,17 +762,17 @@ static bool joint_uses_axis(urdf_joint_type t) {
   return t == J_REVOLUTE || t == J_CONTINUOUS || t == J_PRISMATIC || t == J_PLANAR;
 }
 
-static int parse_link_ref(parser* p, const xmlNode* c, const char* name, const char** out, int* line) {
+static int parse_link_ref(parser* p, const xnode* c, const char* name, const char** out, int* line) {
   const char* v = required_attr(p, c, "link", "joint", name, (const char*)c->name);
   if (!v) return p->status;
   if (!v[0])
     return fail(p, MBT_ERR_PARSE, line_of(c), "joint", name, "<%s> attribute 'link' is empty", (const char*)c->name);
-  *out = v;
+  *out = keep(p, v);
   *line = line_of(c);
   return MBT_OK;
 }
 
-static int parse_joint(parser* p, const xmlNode* node) {
+static int parse_joint(parser* p, const xnode* node) {
   const char* K = "joint";
   const char* name = required_attr(p, node, "name", K, NULL, "joint");
   if (!name) return p->status;
@@ -797,7 +793,7 @@ static int parse_joint(parser* p, const xmlNode* node) {
   if (grow(p, (void**)&p->joints, &p->cap_joints, p->num_joints + 1, sizeof(urdf_joint))) return p->status;
   urdf_joint J;
   memset(&J, 0, sizeof J);
-  J.name = name;
+  if (!(J.name = keep(p, name))) return p->status;
   J.line = line_of(node);
   J.type = (urdf_joint_type)t;
   J.parent = J.child = -1;
@@ -808,10 +804,9 @@ static int parse_joint(parser* p, const xmlNode* node) {
   J.velocity = INFINITY;
   J.effort = INFINITY;
   J.tree_joint = -1;
-  const xmlNode *origin = NULL, *parent = NULL, *child = NULL, *axis = NULL, *limit = NULL, *dynamics = NULL;
-  for (const xmlNode* c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
-    const xmlNode** slot = is_element(c, "origin")     ? &origin
+  const xnode *origin = NULL, *parent = NULL, *child = NULL, *axis = NULL, *limit = NULL, *dynamics = NULL;
+  for (const xnode* c = node->children; c; c = c->next) {
+    const xnode** slot = is_element(c, "origin")     ? &origin
                            : is_element(c, "parent")   ? &parent
                            : is_element(c, "child")    ? &child
                            : is_element(c, "axis")     ? &axis
@@ -900,40 +895,48 @@ static int parse_joint(parser* p, const xmlNode* node) {
   return MBT_OK;
 }
 
-/* ---- pass 1: the document ---------------------------------------------------------------- */
-static int parse_robot(parser* p, const xmlNode* robot) {
+/* ---- pass 1: the document, one child of <robot> at a time ------------------------------------ */
+/* <robot name>, at its first child (or at its end if it has none). */
+static int begin_robot(parser* p, const xnode* robot) {
+  if (p->robot_name || p->status) return p->status;
   const char* name = attr(p, robot, "name");
-  if (p->status || (name && check_name_length(p, robot, "robot", name))) return p->status;
-  int num_elements = 0;
+  if (name && check_name_length(p, robot, "robot", name)) return p->status;
   p->robot_name = malloc(name ? strlen(name) + 1 : 1);
   if (!p->robot_name) return no_memory(p);
   strcpy(p->robot_name, name ? name : "");
-  if (parse_robot_materials(p, robot)) return p->status;
-  for (const xmlNode* c = robot->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
-    if (++num_elements > MBT_URDF_MAX_ELEMENTS)
-      return fail(p, MBT_ERR_LIMIT, line_of(c), "robot", p->robot_name[0] ? p->robot_name : NULL,
-                  "more than %d elements, the limit", MBT_URDF_MAX_ELEMENTS);
-    if (is_element(c, "link")) {
-      if (parse_link(p, c)) return p->status;
-    } else if (is_element(c, "joint")) {
-      if (parse_joint(p, c)) return p->status;
-    } else if (is_element(c, "material")) {
-      continue; /* read by parse_robot_materials */
-    } else if (is_element(c, "transmission") || is_element(c, "gazebo")) {
-      const char* n = attr(p, c, "name");
-      if (p->status) return p->status;
-      if (n && n[0] ? warn(p, line_of(c), (const char*)c->name, n, "ignored (not modelled in dynamics)")
-                    : warn(p, line_of(c), (const char*)c->name, NULL, "ignored (not modelled in dynamics)"))
-        return p->status;
-    } else if (warn(p, line_of(c), "robot", p->robot_name[0] ? p->robot_name : NULL, "unknown element <%s> ignored",
-                    (const char*)c->name)) {
-      return p->status;
-    }
+  return MBT_OK;
+}
+
+/* A complete child `c` of the root element, as soon as its end tag is read (xml_elements.h). */
+static void on_robot_child(void* user, mbt_xml_document* doc, const xnode* robot, const xnode* c) {
+  parser* p = user;
+  p->doc = doc;
+  if (!is_element(robot, "robot") || begin_robot(p, robot)) return;
+  if (++p->num_elements > MBT_URDF_MAX_ELEMENTS) {
+    fail(p, MBT_ERR_LIMIT, line_of(c), "robot", p->robot_name[0] ? p->robot_name : NULL,
+         "more than %d elements, the limit", MBT_URDF_MAX_ELEMENTS);
+  } else if (is_element(c, "link")) {
+    parse_link(p, c);
+  } else if (is_element(c, "joint")) {
+    parse_joint(p, c);
+  } else if (is_element(c, "material")) {
+    parse_robot_material(p, c);
+  } else if (is_element(c, "transmission") || is_element(c, "gazebo")) {
+    const char* n = attr(p, c, "name");
+    if (n && n[0]) warn(p, line_of(c), (const char*)c->name, n, "ignored (not modelled in dynamics)");
+    else warn(p, line_of(c), (const char*)c->name, NULL, "ignored (not modelled in dynamics)");
+  } else {
+    warn(p, line_of(c), "robot", p->robot_name[0] ? p->robot_name : NULL, "unknown element <%s> ignored",
+         (const char*)c->name);
   }
+}
+
+/* After the end tag of <robot>. */
+static int end_robot(parser* p, const xnode* robot) {
+  if (begin_robot(p, robot)) return p->status;
   if (p->num_links == 0)
     return fail(p, MBT_ERR_PARSE, line_of(robot), "robot", p->robot_name, "the robot has no <link>");
-  return MBT_OK;
+  return resolve_materials(p);
 }
 
 /* ---- pass 2: topology -------------------------------------------------------------------- */
@@ -1225,30 +1228,7 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */
-/* The first XML error, recorded by the structured handler (which also keeps libxml2 from
- * printing). */
-typedef struct {
-  bool set;
-  int line;
-  char message[512];
-} xml_first_error;
-
-#if LIBXML_VERSION >= 21200
-static void record_error(void* user, const xmlError* error) {
-#else
-static void record_error(void* user, xmlErrorPtr error) {
-#endif
-  const xmlParserCtxt* ctxt = user;
-  xml_first_error* first = ctxt ? ctxt->_private : NULL;
-  if (!first || first->set || !error || error->level < XML_ERR_ERROR) return;
-  first->set = true;
-  first->line = error->line;
-  snprintf(first->message, sizeof first->message, "%s", error->message ? error->message : "unknown error");
-}
-
 static void parser_free(parser* p) {
-  for (int i = 0; i < p->num_pool; ++i) xmlFree(p->pool[i]);
-  free(p->pool);
   for (int i = 0; i < p->num_warnings; ++i) free(p->warnings[i]);
   free(p->warnings);
   free(p->links);
@@ -1274,43 +1254,28 @@ static bool all_space(const char* s, size_t n) {
   return true;
 }
 
-/* The first parse error as "malformed XML: ..."; libxml2's depth limit as MBT_ERR_LIMIT. */
-static void xml_fail(parser* p, xmlParserCtxtPtr ctxt, xml_first_error* first) {
-  if (!first->set) {
-    const xmlError* e = xmlCtxtGetLastError(ctxt);
-    first->line = e ? e->line : 0;
-    snprintf(first->message, sizeof first->message, "%s", e && e->message ? e->message : "unknown error");
-  }
-  size_t k = strlen(first->message);
-  while (k > 0 && is_space(first->message[k - 1])) first->message[--k] = '\0';
-  const int line = first->line > 0 ? first->line : 1;
-  if (strncmp(first->message, "Excessive depth in document", 27) == 0)
+/* An XML reading error as the loader's: the depth limit as MBT_ERR_LIMIT, an external entity
+ * refused, else "malformed XML: ..." with libxml2's first error. It replaces an error
+ * found in the elements before it: the text as a whole is not XML. */
+static void xml_fail(parser* p, mbt_xml_error* e) {
+  p->status = MBT_OK;
+  size_t k = strlen(e->message);
+  while (k > 0 && is_space(e->message[k - 1])) e->message[--k] = '\0';
+  const int line = e->line > 0 ? e->line : 1;
+  if (e->status == MBT_XML_NO_MEMORY)
+    no_memory(p);
+  else if (e->status == MBT_XML_EXTERNAL_ENTITY)
+    fail(p, MBT_ERR_PARSE, line, NULL, NULL, "external entity '%s' refused: a URDF file must not include other files",
+         e->message);
+  else if (e->status == MBT_XML_TOO_DEEP)
     fail(p, MBT_ERR_LIMIT, line, NULL, NULL, "XML elements nested more than %d deep, the limit", MBT_URDF_MAX_DEPTH);
   else
-    fail(p, MBT_ERR_PARSE, line, NULL, NULL, "malformed XML: %s", first->message);
+    fail(p, MBT_ERR_PARSE, line, NULL, NULL, "malformed XML: %s", e->message);
 }
 
-/* A URDF is read alone: a document that declares an external entity is refused, whether or not
- * it uses it (libxml2 never loads one here, but silently dropping its text would be wrong). */
-static void refuse_external_entities(parser* p, const xmlDoc* doc) {
-  const xmlDtd* dtd = doc->intSubset;
-  for (const xmlNode* n = dtd ? dtd->children : NULL; n; n = n->next) {
-    if (n->type != XML_ENTITY_DECL) continue;
-    const xmlEntity* e = (const xmlEntity*)(const void*)n;
-    if (e->etype == XML_EXTERNAL_GENERAL_PARSED_ENTITY || e->etype == XML_EXTERNAL_GENERAL_UNPARSED_ENTITY ||
-        e->etype == XML_EXTERNAL_PARAMETER_ENTITY) {
-      fail(p, MBT_ERR_PARSE, line_of(n) > 0 ? line_of(n) : 1, NULL, NULL,
-           "external entity '%s' refused: a URDF file must not include other files", (const char*)e->name);
-      return;
-    }
-  }
-}
-
-/* Parses the text into a document (NULL and p->status on failure). Never prints: errors go to
- * a silent structured handler and are read back from the context. No network, no external
- * entities, line numbers above 65535; no text nodes for the blanks between elements and short
- * texts stored in their nodes (fewer allocations: URDF has no mixed content). */
-static xmlDocPtr parse_document(parser* p, const char* xml, size_t length) {
+/* Reads the text, each child of the root element in turn through on_robot_child (NULL and
+ * p->status on failure). Never prints. */
+static mbt_xml_document* parse_document(parser* p, const char* xml, size_t length) {
   if (!xml) {
     fail(p, MBT_ERR_INVALID_ARGUMENT, 0, NULL, NULL, "no URDF text (NULL)");
     return NULL;
@@ -1324,46 +1289,79 @@ static xmlDocPtr parse_document(parser* p, const char* xml, size_t length) {
          MBT_URDF_MAX_FILE_SIZE);
     return NULL;
   }
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-  if (!ctxt) {
-    no_memory(p);
-    return NULL;
-  }
-  xml_first_error first;
-  memset(&first, 0, sizeof first);
-  ctxt->sax->serror = record_error;
-  ctxt->_private = &first;
-  xmlDocPtr doc = xmlCtxtReadMemory(ctxt, xml, (int)length, p->source, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                        XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT);
-  if (!doc || !ctxt->wellFormed) xml_fail(p, ctxt, &first);
-  else refuse_external_entities(p, doc);
-  xmlFreeParserCtxt(ctxt);
-  if (p->status != MBT_OK && doc) {
-    xmlFreeDoc(doc);
-    doc = NULL;
-  }
+  mbt_xml_error e;
+  mbt_xml_document* doc = mbt__xml_read(xml, length, p->source, MBT_URDF_MAX_DEPTH, on_robot_child, p, &e);
+  if (!doc) xml_fail(p, &e);
   return doc;
 }
 
-static int load(const char* xml, size_t length, const char* source, const mbt_urdf_options* options,
+/* Reads the file in pieces through the streaming reader, never holding its whole text (NULL and
+ * p->status on failure). A read error, a file above the size limit or a blank file take
+ * precedence over what its text holds. */
+static mbt_xml_document* read_file_document(parser* p, FILE* f) {
+  mbt_xml_error e;
+  char* buf = malloc(kReadBytes);
+  mbt_xml_document* doc = buf ? mbt__xml_begin(p->source, MBT_URDF_MAX_DEPTH, on_robot_child, p, &e) : NULL;
+  if (!doc) {
+    free(buf);
+    no_memory(p);
+    return NULL;
+  }
+  size_t total = 0;
+  bool blank = true;
+  int problem = MBT_OK, read_errno = 0;
+  for (;;) {
+    const size_t n = fread(buf, 1, kReadBytes, f);
+    if (n == 0) {
+      if (ferror(f)) problem = MBT_ERR_IO, read_errno = errno;
+      break;
+    }
+    total += n;
+    if (total > (size_t)MBT_URDF_MAX_FILE_SIZE) {
+      problem = MBT_ERR_LIMIT;
+      break;
+    }
+    blank = blank && all_space(buf, n);
+    mbt__xml_feed(doc, buf, n);
+  }
+  free(buf);
+  if (problem == MBT_OK && !blank) {
+    doc = mbt__xml_end(doc);
+    if (!doc) xml_fail(p, &e);
+    return doc;
+  }
+  mbt__xml_free(doc);
+  p->status = MBT_OK;
+  if (problem == MBT_ERR_IO)
+    fail(p, MBT_ERR_IO, 0, NULL, NULL, "cannot read the file: %s", strerror(read_errno));
+  else if (problem == MBT_ERR_LIMIT)
+    fail(p, MBT_ERR_LIMIT, 0, NULL, NULL, "the file is larger than the limit of %d bytes", MBT_URDF_MAX_FILE_SIZE);
+  else
+    fail(p, MBT_ERR_PARSE, 1, NULL, NULL, "empty file: expected a URDF <robot> element");
+  return NULL;
+}
+
+/* Loads the text xml[0, length), or with `file` the file's text read in pieces. */
+static int load(const char* xml, size_t length, FILE* file, const char* source, const mbt_urdf_options* options,
                 mbt_urdf_result* result) {
   parser p;
   memset(&p, 0, sizeof p);
   p.source = source && source[0] ? source : "<string>";
   p.flags = options ? options->flags : 0;
   p.world_link = -1;
-  xmlDocPtr doc = set_paths(&p, options, source) ? NULL : parse_document(&p, xml, length);
+  mbt_xml_document* doc = set_paths(&p, options, source) ? NULL
+                           : file                          ? read_file_document(&p, file)
+                                                           : parse_document(&p, xml, length);
   if (p.status == MBT_OK) {
-    const xmlNode* root = xmlDocGetRootElement(doc);
+    const xnode* root = mbt__xml_root(doc);
     if (!root)
       fail(&p, MBT_ERR_PARSE, 1, NULL, NULL, "no root element: expected <robot>");
     else if (!is_element(root, "robot"))
       fail(&p, MBT_ERR_PARSE, line_of(root), (const char*)root->name, NULL, "the root element is not <robot>");
-    else if (parse_robot(&p, root) == MBT_OK && resolve_topology(&p) == MBT_OK)
+    else if (end_robot(&p, root) == MBT_OK && resolve_topology(&p) == MBT_OK)
       build_tree(&p, result);
   }
-  if (doc) xmlFreeDoc(doc);
+  mbt__xml_free(doc);
   result->status = p.status;
   if (p.status != MBT_OK) {
     snprintf(result->error, sizeof result->error, "%s", p.error);
@@ -1388,7 +1386,7 @@ int mbt_urdf_load_string_with_options(const char* xml, size_t length, const char
                                       const mbt_urdf_options* options, mbt_urdf_result* result) {
   if (!result) return MBT_ERR_INVALID_ARGUMENT;
   memset(result, 0, sizeof *result);
-  return load(xml, length, source_name, options, result);
+  return load(xml, length, NULL, source_name, options, result);
 }
 
 int mbt_urdf_load_string(const char* xml, size_t length, const char* source_name, int flags,
@@ -1416,47 +1414,8 @@ int mbt_urdf_load_file_with_options(const char* path, const mbt_urdf_options* op
     snprintf(result->error, sizeof result->error, "%s: cannot open the file: %s", path, strerror(errno));
     return result->status;
   }
-  char* buf = NULL;
-  size_t len = 0, cap = 0;
-  int status = MBT_OK;
-  for (;;) {
-    if (cap - len < 65536) {
-      size_t ncap = cap ? cap * 2 : 65536;
-      char* nb = ncap > cap ? realloc(buf, ncap) : NULL;
-      if (!nb) {
-        status = MBT_ERR_NO_MEMORY;
-        break;
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (len > (size_t)MBT_URDF_MAX_FILE_SIZE) {
-      status = MBT_ERR_LIMIT;
-      break;
-    }
-    if (got == 0) {
-      if (ferror(f)) status = MBT_ERR_IO;
-      break;
-    }
-  }
-  const int read_errno = errno;
+  const int status = load(NULL, 0, f, path, options, result);
   fclose(f);
-  if (status != MBT_OK) {
-    free(buf);
-    result->status = status;
-    if (status == MBT_ERR_IO)
-      snprintf(result->error, sizeof result->error, "%s: cannot read the file: %s", path, strerror(read_errno));
-    else if (status == MBT_ERR_LIMIT)
-      snprintf(result->error, sizeof result->error, "%s: the file is larger than the limit of %d bytes", path,
-               MBT_URDF_MAX_FILE_SIZE);
-    else
-      snprintf(result->error, sizeof result->error, "%s: out of memory", path);
-    return status;
-  }
-  status = load(buf, len, path, options, result);
-  free(buf);
   return status;
 }
 

@@ -11,63 +11,16 @@
  * state is set first and whose caches are then recomputed). The calling thread is thread 0. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "mbt/batch.h"
-#include "tree/context_internal.h"
+#include "sim/batch_internal.h"
 
-typedef struct mbt_batch_worker mbt_batch_worker;
-/* Computes item `item` on thread `thread`; MBT_OK or a status with the message in msg. */
-typedef int (*batch_item_fn)(mbt_batch* b, int thread, int item, char* msg, size_t msg_size);
-
-/* The lowest-numbered failed item a thread has seen in the current job. */
-typedef struct {
-  int item;                    /* -1: none */
-  int status;
-  char msg[MBT_ERROR_MAX];
-} batch_failure;
-
-struct mbt_batch_worker {
-  mbt_batch* batch;
-  int thread;
-};
-
-struct mbt_batch {
-  const mbt_tree* tree;
-  int num_threads;
-  mbt_context** ctx;           /* [num_threads] */
-  pthread_t* threads;          /* [num_threads − 1]; thread 0 is the caller */
-  mbt_batch_worker* workers;   /* [num_threads − 1] */
-  int num_started;
-  bool sync_ready;
-  pthread_mutex_t lock;        /* generation, busy, quit; the rollouts' done callback */
-  pthread_cond_t wake, idle;
-  unsigned long generation;
-  int ready;                   /* workers started and waiting */
-  int busy;
-  bool quit;
-  /* the current job */
-  batch_item_fn fn;
-  const void* job;
-  int n, chunk;
-  atomic_int next;
-  atomic_bool stop;            /* rollouts: no further item starts */
-  batch_failure* fail;         /* [num_threads] */
-  char error[MBT_ERROR_MAX];
-};
-
-static int batch_error(mbt_batch* b, int status, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static int batch_error(mbt_batch* b, int status, const char* fmt, ...) {
+int mbt__batch_error(mbt_batch* b, int status, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(b->error, sizeof b->error, fmt, ap);
@@ -84,20 +37,65 @@ static void record_failure(mbt_batch* b, int thread, int item, int status, const
   snprintf(f->msg, sizeof f->msg, "%s", msg);
 }
 
+/* The next chunk [start, end) of the current call, false when none is left. Guided sizes: a
+ * quarter of the remaining items' share per thread, between 1 and b->chunk, so that the last
+ * chunks are short and the threads finish together. */
+static bool take_chunk(mbt_batch* b, int* start, int* end) {
+  int s = atomic_load_explicit(&b->next, memory_order_relaxed);
+  for (;;) {
+    if (s >= b->n) return false;
+    const int share = (b->n - s) / (4 * b->num_threads);
+    const int c = share < 1 ? 1 : share > b->chunk ? b->chunk : share;
+    if (atomic_compare_exchange_weak_explicit(&b->next, &s, s + c, memory_order_relaxed, memory_order_relaxed)) {
+      *start = s;
+      *end = s + c;
+      return true;
+    }
+  }
+}
+
 static void run_items(mbt_batch* b, int thread) {
   char msg[MBT_ERROR_MAX];
-  for (;;) {
-    const int start = atomic_fetch_add(&b->next, b->chunk);
-    if (start >= b->n) return;
-    const int end = b->n - start < b->chunk ? b->n : start + b->chunk;
+  int start, end;
+  while (take_chunk(b, &start, &end))
     for (int k = start; k < end; ++k) {
       msg[0] = '\0';
       const int st = b->fn(b, thread, k, msg, sizeof msg);
       if (st != MBT_OK) record_failure(b, thread, k, st, msg);
     }
+}
+
+/* Spinning: a thread that has just finished its part of a call keeps polling for a while
+ * before it sleeps on a condition variable, so that back-to-back calls (a controller's loop)
+ * do not pay a wake-up through the kernel each time (tens of µs on a VM, more under load). */
+static const double kSpinSeconds = 50e-6;
+
+static double mono_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Polls until the value of *x differs from `than` (want_change) or equals it (!want_change),
+ * for at most kSpinSeconds. */
+static void spin_while(const atomic_ulong* x, unsigned long than, bool want_change) {
+  const double until = mono_seconds() + kSpinSeconds;
+  for (int i = 0;; ++i) {
+    if ((atomic_load_explicit(x, memory_order_acquire) != than) == want_change) return;
+    cpu_relax();
+    if ((i & 63) == 63 && mono_seconds() > until) return;
   }
 }
 
+/* A worker: waits for the next call (generation), joins it if it is still open, takes chunks
+ * of items until none is left. A worker that wakes after the call has finished does nothing,
+ * so the caller never waits for a worker the scheduler has not run yet. */
 static void* worker_main(void* arg) {
   const mbt_batch_worker* w = arg;
   mbt_batch* b = w->batch;
@@ -106,20 +104,26 @@ static void* worker_main(void* arg) {
   ++b->ready;
   pthread_cond_signal(&b->idle);
   for (;;) {
-    while (!b->quit && b->generation == seen) pthread_cond_wait(&b->wake, &b->lock);
+    pthread_mutex_unlock(&b->lock);
+    spin_while(&b->generation, seen, true);
+    pthread_mutex_lock(&b->lock);
+    while (!b->quit && atomic_load(&b->generation) == seen) pthread_cond_wait(&b->wake, &b->lock);
     if (b->quit) break;
-    seen = b->generation;
+    seen = atomic_load(&b->generation);
+    if (!b->open) continue;
+    atomic_fetch_add(&b->active, 1);
     pthread_mutex_unlock(&b->lock);
     run_items(b, w->thread);
     pthread_mutex_lock(&b->lock);
-    if (--b->busy == 0) pthread_cond_signal(&b->idle);
+    if (atomic_fetch_sub(&b->active, 1) == 1) pthread_cond_signal(&b->idle);
   }
   pthread_mutex_unlock(&b->lock);
   return NULL;
 }
 
 /* Runs fn over items 0 … n−1 on all threads; returns MBT_OK or the lowest-numbered failure
- * ("<what> k: message" in the batch's error). */
+ * ("<what> k: message" in the batch's error). The call is open from the broadcast until the
+ * caller has run out of items; it then waits only for the workers that joined. */
 static int run_job(mbt_batch* b, batch_item_fn fn, const void* job, int n, int chunk, const char* what) {
   b->fn = fn;
   b->job = job;
@@ -129,19 +133,23 @@ static int run_job(mbt_batch* b, batch_item_fn fn, const void* job, int n, int c
   atomic_store(&b->stop, false);
   for (int t = 0; t < b->num_threads; ++t) b->fail[t].item = -1;
   pthread_mutex_lock(&b->lock);
-  ++b->generation;
-  b->busy = b->num_threads - 1;
+  b->open = true;
+  atomic_fetch_add(&b->generation, 1);
   pthread_cond_broadcast(&b->wake);
   pthread_mutex_unlock(&b->lock);
   run_items(b, 0);
   pthread_mutex_lock(&b->lock);
-  while (b->busy > 0) pthread_cond_wait(&b->idle, &b->lock);
+  b->open = false;
+  pthread_mutex_unlock(&b->lock);
+  spin_while(&b->active, 0, false);
+  pthread_mutex_lock(&b->lock);
+  while (atomic_load(&b->active) > 0) pthread_cond_wait(&b->idle, &b->lock);
   pthread_mutex_unlock(&b->lock);
   const batch_failure* first = NULL;
   for (int t = 0; t < b->num_threads; ++t)
     if (b->fail[t].item >= 0 && (!first || b->fail[t].item < first->item)) first = &b->fail[t];
   if (!first) return MBT_OK;
-  return batch_error(b, first->status, "%s %d: %s", what, first->item, first->msg);
+  return mbt__batch_error(b, first->status, "%s %d: %s", what, first->item, first->msg);
 }
 
 void mbt_batch_destroy(mbt_batch* b) {
@@ -157,7 +165,11 @@ void mbt_batch_destroy(mbt_batch* b) {
     pthread_cond_destroy(&b->idle);
   }
   for (int t = 0; b->ctx && t < b->num_threads; ++t) mbt_context_destroy(b->ctx[t]);
+  for (int t = 0; b->ws && t < b->num_threads; ++t) mbt_derivatives_workspace_destroy(b->ws[t]);
+  for (int t = 0; b->scratch && t < b->num_threads; ++t) free(b->scratch[t]);
+  free(b->scratch);
   free(b->ctx);
+  free(b->ws);
   free(b->threads);
   free(b->workers);
   free(b->fail);
@@ -210,11 +222,17 @@ mbt_batch* mbt_batch_create(const mbt_tree* tree, int num_threads) {
   b->tree = tree;
   b->num_threads = num_threads;
   b->ctx = calloc((size_t)num_threads, sizeof *b->ctx);
+  b->ws = calloc((size_t)num_threads, sizeof *b->ws);
+  b->scratch = calloc((size_t)num_threads, sizeof *b->scratch);
   b->threads = calloc((size_t)num_threads, sizeof *b->threads);
   b->workers = calloc((size_t)num_threads, sizeof *b->workers);
   b->fail = calloc((size_t)num_threads, sizeof *b->fail);
-  bool ok = b->ctx && b->threads && b->workers && b->fail;
-  for (int t = 0; ok && t < num_threads; ++t) ok = (b->ctx[t] = mbt_context_create(tree)) != NULL;
+  /* the step derivatives' six nv×nv blocks */
+  const size_t scratch_bytes = (6 * (size_t)tree->nv * (size_t)tree->nv + 1) * sizeof(mbt_real);
+  bool ok = b->ctx && b->ws && b->scratch && b->threads && b->workers && b->fail;
+  for (int t = 0; ok && t < num_threads; ++t)
+    ok = (b->ctx[t] = mbt_context_create(tree)) && (b->ws[t] = mbt_derivatives_workspace_create(tree)) &&
+         (b->scratch[t] = malloc(scratch_bytes));
   if (!ok) {
     mbt_batch_destroy(b);
     mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_batch_create: out of memory");
@@ -235,70 +253,66 @@ const char* mbt_batch_last_error(const mbt_batch* b) { return b ? b->error : "ba
 int mbt_batch_set_parameters(mbt_batch* b, const mbt_context* ctx) {
   if (!b) return MBT_ERR_INVALID_ARGUMENT;
   if (!ctx || mbt_context_tree(ctx) != b->tree)
-    return batch_error(b, MBT_ERR_INVALID_ARGUMENT,
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT,
                        "mbt_batch_set_parameters: the context is NULL or belongs to another tree");
   for (int t = 0; t < b->num_threads; ++t) {
     const int st = mbt_context_copy_state(b->ctx[t], ctx);
-    if (st) return batch_error(b, st, "mbt_batch_set_parameters: %s", mbt_context_last_error(b->ctx[t]));
+    if (st) return mbt__batch_error(b, st, "mbt_batch_set_parameters: %s", mbt_context_last_error(b->ctx[t]));
   }
   return MBT_OK;
 }
 
 /* ---- batched evaluation --------------------------------------------------------------- */
-typedef struct {
-  const mbt_real* in;      /* x or q rows */
-  const mbt_real* in2;     /* vdot or tau_applied rows, or NULL */
-  void* out;
-  int* status;
-} eval_job;
-
-static void fill_nan(mbt_real* x, size_t n) {
+void mbt__batch_fill_nan(mbt_real* x, size_t n) {
   for (size_t i = 0; i < n; ++i) x[i] = NAN;
 }
 
-/* Common end of an item: status out, NaN rows and the message on failure. */
-static int finish_item(mbt_batch* b, int thread, const eval_job* j, int k, int st, mbt_real* row, size_t row_size,
-                       char* msg, size_t msg_size) {
+int mbt__batch_finish_item(mbt_batch* b, int thread, int k, int st, char* msg, size_t msg_size) {
+  const mbt__batch_eval_job* j = b->job;
   if (j->status) j->status[k] = st;
-  if (st != MBT_OK) {
-    if (row) fill_nan(row, row_size);
-    snprintf(msg, msg_size, "%s", mbt_context_last_error(b->ctx[thread]));
-  }
+  if (st != MBT_OK) snprintf(msg, msg_size, "%s", mbt_context_last_error(b->ctx[thread]));
   return st;
 }
 
+/* A state's single-output row: NaN if it failed. */
+static int finish_row(mbt_batch* b, int thread, int k, int st, mbt_real* row, size_t row_size, char* msg,
+                      size_t msg_size) {
+  if (st != MBT_OK) mbt__batch_fill_nan(row, row_size);
+  return mbt__batch_finish_item(b, thread, k, st, msg, msg_size);
+}
+
 static int item_inverse_dynamics(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
-  const eval_job* j = b->job;
+  const mbt__batch_eval_job* j = b->job;
   const size_t nq = (size_t)b->tree->nq, nv = (size_t)b->tree->nv;
   mbt_context* ctx = b->ctx[thread];
   mbt_real* tau = (mbt_real*)j->out + (size_t)k * nv;
   int st = mbt_context_set_x(ctx, j->in + (size_t)k * (nq + nv), (int)(nq + nv));
   if (!st) st = mbt_calc_inverse_dynamics_with_gravity(b->tree, ctx, j->in2 ? j->in2 + (size_t)k * nv : NULL, tau);
-  return finish_item(b, thread, j, k, st, tau, nv, msg, msg_size);
+  return finish_row(b, thread, k, st, tau, nv, msg, msg_size);
 }
 
 static int item_mass_matrix(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
-  const eval_job* j = b->job;
+  const mbt__batch_eval_job* j = b->job;
   const size_t nq = (size_t)b->tree->nq, nv = (size_t)b->tree->nv;
   mbt_context* ctx = b->ctx[thread];
   mbt_real* M = (mbt_real*)j->out + (size_t)k * nv * nv;
   int st = mbt_context_set_q(ctx, j->in + (size_t)k * nq, (int)nq);
   if (!st) st = mbt_calc_mass_matrix(b->tree, ctx, M);
-  return finish_item(b, thread, j, k, st, M, nv * nv, msg, msg_size);
+  return finish_row(b, thread, k, st, M, nv * nv, msg, msg_size);
 }
 
 static int item_forward_dynamics(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
-  const eval_job* j = b->job;
+  const mbt__batch_eval_job* j = b->job;
   const size_t nq = (size_t)b->tree->nq, nv = (size_t)b->tree->nv;
   mbt_context* ctx = b->ctx[thread];
   mbt_real* vdot = (mbt_real*)j->out + (size_t)k * nv;
   int st = mbt_context_set_x(ctx, j->in + (size_t)k * (nq + nv), (int)(nq + nv));
   if (!st) st = mbt_calc_forward_dynamics(b->tree, ctx, j->in2 ? j->in2 + (size_t)k * nv : NULL, NULL, vdot);
-  return finish_item(b, thread, j, k, st, vdot, nv, msg, msg_size);
+  return finish_row(b, thread, k, st, vdot, nv, msg, msg_size);
 }
 
 static int item_forward_kinematics(mbt_batch* b, int thread, int k, char* msg, size_t msg_size) {
-  const eval_job* j = b->job;
+  const mbt__batch_eval_job* j = b->job;
   const mbt_tree* tree = b->tree;
   const size_t nq = (size_t)tree->nq, nb = (size_t)tree->num_bodies;
   mbt_context* ctx = b->ctx[thread];
@@ -307,20 +321,25 @@ static int item_forward_kinematics(mbt_batch* b, int thread, int k, char* msg, s
   if (!st) st = mbt_calc_forward_kinematics(tree, ctx);
   for (int body = 0; !st && body < (int)nb; ++body)
     st = mbt_context_body_pose_in_world(tree, ctx, body, &X[mbt_tree_body_node(tree, body)]);
-  return finish_item(b, thread, j, k, st, (mbt_real*)X, nb * sizeof(mbt_transform) / sizeof(mbt_real), msg,
+  return finish_row(b, thread, k, st, (mbt_real*)X, nb * sizeof(mbt_transform) / sizeof(mbt_real), msg,
                      msg_size);
+}
+
+int mbt__batch_run_eval(mbt_batch* b, const char* fn_name, batch_item_fn fn, int n, const mbt__batch_eval_job* job) {
+  if (!b) return MBT_ERR_INVALID_ARGUMENT;
+  if (n < 0 || (n > 0 && !job->in))
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "%s: n = %d < 0 or a NULL input array", fn_name, n);
+  /* Chunks of at most 64 states: large enough that the counter is not contended, small
+   * enough to balance the load (take_chunk shrinks them towards the end). */
+  return run_job(b, fn, job, n, 64, "state");
 }
 
 static int run_eval(mbt_batch* b, const char* fn_name, batch_item_fn fn, int n, const mbt_real* in,
                     const mbt_real* in2, void* out, int* status) {
-  if (!b) return MBT_ERR_INVALID_ARGUMENT;
-  if (n < 0 || (n > 0 && (!in || !out)))
-    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "%s: n = %d < 0 or a NULL input or output array", fn_name, n);
-  const eval_job job = {in, in2, out, status};
-  /* Chunks small enough to balance the load, large enough that the counter is not contended. */
-  const int per_thread = n / (8 * b->num_threads);
-  const int chunk = per_thread < 1 ? 1 : per_thread > 64 ? 64 : per_thread;
-  return run_job(b, fn, &job, n, chunk, "state");
+  if (b && n > 0 && !out)
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "%s: the output array is NULL", fn_name);
+  const mbt__batch_eval_job job = {.in = in, .in2 = in2, .out = out, .status = status};
+  return mbt__batch_run_eval(b, fn_name, fn, n, &job);
 }
 
 int mbt_batch_calc_inverse_dynamics(mbt_batch* b, int n, const mbt_real* x, const mbt_real* vdot, mbt_real* tau,
@@ -360,7 +379,7 @@ static int rollout_advance(mbt_simulator* sim, mbt_rollout* r, int nx) {
   if (!r->trajectory) return mbt_simulator_advance_to(sim, r->t_final);
   const mbt_real t0 = mbt_context_time(r->initial);
   const size_t row = (size_t)(1 + nx);
-  fill_nan(r->trajectory, (size_t)r->num_samples * row);
+  mbt__batch_fill_nan(r->trajectory, (size_t)r->num_samples * row);
   record_sample(sim, r->trajectory, nx);
   for (int k = 1; k < r->num_samples; ++k) {
     const mbt_real t_k = k == r->num_samples - 1 ? r->t_final : t0 + (r->t_final - t0) * k / (r->num_samples - 1);
@@ -415,14 +434,14 @@ static int item_rollout(mbt_batch* b, int thread, int k, char* msg, size_t msg_s
 
 static int check_rollout(mbt_batch* b, const mbt_rollout* r, int k) {
   if (!r->initial || mbt_context_tree(r->initial) != b->tree)
-    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: the initial context is NULL or "
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: the initial context is NULL or "
                        "belongs to another tree", k);
   const mbt_real t0 = mbt_context_time(r->initial);
   if (!(isfinite(r->t_final) && t0 <= r->t_final))
-    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: t_final = %g is not finite or "
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: t_final = %g is not finite or "
                        "before the initial time %g", k, r->t_final, t0);
   if (r->trajectory && r->num_samples < 2)
-    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: a trajectory needs "
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: rollout %d: a trajectory needs "
                        "num_samples >= 2 (got %d)", k, r->num_samples);
   return MBT_OK;
 }
@@ -431,7 +450,7 @@ int mbt_batch_rollouts(mbt_batch* b, const mbt_simulator_options* options, mbt_r
                        mbt_rollout_done_fn done, void* user_data) {
   if (!b) return MBT_ERR_INVALID_ARGUMENT;
   if (n < 0 || (n > 0 && !rollouts))
-    return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: n = %d < 0 or rollouts is NULL", n);
+    return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: n = %d < 0 or rollouts is NULL", n);
   for (int k = 0; k < n; ++k) {
     const int st = check_rollout(b, &rollouts[k], k);
     if (st) return st;
@@ -440,7 +459,7 @@ int mbt_batch_rollouts(mbt_batch* b, const mbt_simulator_options* options, mbt_r
     /* The options are checked once here, so that no rollout fails on them. */
     mbt_simulator* probe = mbt_simulator_create(b->tree, rollouts[0].initial, options);
     if (!probe)
-      return batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: %s",
+      return mbt__batch_error(b, MBT_ERR_INVALID_ARGUMENT, "mbt_batch_rollouts: %s",
                          mbt_context_last_error(rollouts[0].initial));
     mbt_simulator_destroy(probe);
   }

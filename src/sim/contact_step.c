@@ -9,9 +9,16 @@
  *       the points of A and B at C)
  *   W = J·M⁻¹·Jᵀ, v_c* = J·v*, γ from the contact problem (contact_solver.c)
  *   v⁺ = v* + M⁻¹·Jᵀ·γ,  q⁺ = q + h·N(q)·v⁺
- * M comes from the composite-rigid-body algorithm and is factored once per step with contact;
+ * M comes from the composite-rigid-body algorithm and is factored once per step with contact,
+ * with the tree's sparsity (M = Lᵀ·D·L, ltdl.c), and W = (J·L⁻¹)·D⁻¹·(J·L⁻¹)ᵀ from sparse rows;
  * a step without contact costs one forward dynamics. Everything is allocated in
- * mbt_simulator_set_contact_model. */
+ * mbt_simulator_set_contact_model.
+ * Joint position limits join the contact problem (as MuJoCo treats them [Todorov, "Convex and
+ * analytically-invertible dynamics with contacts and constraints", ICRA 2014]): a coordinate
+ * beyond its limit by φ, or able to reach it within the step, is a one-row contact with
+ * J = ±e_i, no friction, and the normal law of the limit penalty (k, c: τ_d = c/k) taken at the
+ * end of the step. The explicit penalty of the other integrators would make light bodies (a
+ * gripper's fingers) unstable at millisecond steps once c·h exceeds twice their inertia. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,13 +28,19 @@
 
 struct mbt__sim_contact {
   mbt__detection* det;
-  int nv, capacity, num_bodies;
+  int nv, capacity, num_bodies;  /* capacity: the detection's contacts plus the joint limits */
   mbt__contact_solver_options opt;
   mbt_real* M;        /* [nv × nv], then its Cholesky factor */
   mbt_real* J;        /* [3cap × nv] */
-  mbt_real* Y;        /* [3cap × nv] row r: M⁻¹·J_rᵀ */
+  mbt_real* Z;        /* [3cap × nv] row r: L⁻ᵀ·J_rᵀ (M = Lᵀ·D·L, ltdl.c) */
+  int* lambda;        /* [nv] the parent dof of each dof */
+  int* nz;            /* [cap × nv] the dofs where contact i's rows of Z are nonzero, */
+  int* nnz;           /* [cap] and their count */
+  mbt_real* u;        /* [nv] Jᵀ·γ, then M⁻¹·Jᵀ·γ */
   mbt_real* W;        /* [3cap × 3cap] */
-  mbt_real* Jp;       /* [6 × nv] a point's spatial Jacobian */
+  mbt_real* Jb;       /* [slots × 6 × nv] spatial Jacobians of bodies' origins, this step */
+  int* slot_of;       /* [num_bodies] body → slot in Jb (−1: not computed this step) */
+  int num_slots, used_slots;
   mbt_real* vc_star;  /* [3cap] */
   mbt_real* vc;       /* [3cap] */
   mbt_real* gamma;    /* [3cap] */
@@ -47,9 +60,14 @@ void mbt__sim_contact_destroy(struct mbt__sim_contact* c) {
   mbt__detection_destroy(c->det);
   free(c->M);
   free(c->J);
-  free(c->Y);
+  free(c->Z);
+  free(c->lambda);
+  free(c->nz);
+  free(c->nnz);
+  free(c->u);
   free(c->W);
-  free(c->Jp);
+  free(c->Jb);
+  free(c->slot_of);
   free(c->vc_star);
   free(c->vc);
   free(c->gamma);
@@ -72,7 +90,7 @@ static void* zalloc(size_t n, size_t size, bool* failed) {
   return p;
 }
 
-static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, int nv) {
+static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, int nv, int num_limits) {
   struct mbt__sim_contact* c = calloc(1, sizeof *c);
   if (!c) return NULL;
   bool failed = false;
@@ -81,17 +99,23 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
     free(c);
     return NULL;
   }
-  const size_t cap = (size_t)c->det->capacity, n = (size_t)nv;
+  const size_t cap = (size_t)(c->det->capacity + num_limits), n = (size_t)nv;
   c->nv = nv;
-  c->capacity = c->det->capacity;
+  c->capacity = (int)cap;
   c->num_bodies = model->tree->num_bodies;
   c->opt.max_iterations = 100;
   c->opt.tolerance = 1e-6;
   c->M = zalloc(n * n, sizeof(mbt_real), &failed);
   c->J = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
-  c->Y = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
+  c->Z = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
+  c->lambda = zalloc(n, sizeof(int), &failed);
+  c->nz = zalloc(cap * n, sizeof(int), &failed);
+  c->nnz = zalloc(cap, sizeof(int), &failed);
+  c->u = zalloc(n, sizeof(mbt_real), &failed);
   c->W = zalloc(9 * cap * cap, sizeof(mbt_real), &failed);
-  c->Jp = zalloc(6 * n, sizeof(mbt_real), &failed);
+  c->num_slots = c->num_bodies < 64 ? c->num_bodies : 64;
+  c->Jb = zalloc((size_t)c->num_slots * 6 * n, sizeof(mbt_real), &failed);
+  c->slot_of = zalloc((size_t)c->num_bodies, sizeof(int), &failed);
   c->vc_star = zalloc(3 * cap, sizeof(mbt_real), &failed);
   c->vc = zalloc(3 * cap, sizeof(mbt_real), &failed);
   c->gamma = zalloc(3 * cap, sizeof(mbt_real), &failed);
@@ -127,35 +151,123 @@ static void contact_basis(mbt_vec3 n, mbt_vec3* b) {
   b[2] = mbt_vec3_cross(n, t1);
 }
 
+/* The spatial Jacobian of body B's origin, J_WBo (rows ω; v), computed once per step for up
+ * to num_slots − 1 bodies (the rest at each use, in the last slot). */
+static int body_jacobian(mbt_simulator* sim, struct mbt__sim_contact* c, int body, const mbt_real** Jb) {
+  int slot = c->slot_of[body];
+  if (slot >= 0) {
+    *Jb = c->Jb + (size_t)slot * 6 * (size_t)c->nv;
+    return MBT_OK;
+  }
+  if (c->used_slots < c->num_slots - 1) {
+    slot = c->used_slots++;
+    c->slot_of[body] = slot;
+  } else {
+    slot = c->num_slots - 1; /* the scratch slot, recomputed at each use */
+  }
+  mbt_real* J = c->Jb + (size_t)slot * 6 * (size_t)c->nv;
+  *Jb = J;
+  return mbt_calc_jacobian_spatial_velocity(sim->tree, sim->work, sim->tree->bodies[body].body_frame,
+                                            mbt_vec3_zero(), J);
+}
+
 /* J_rows (3 × nv) += sign·[b0; b1; b2]ᵀ·J_v,BC: the translational Jacobian of body B's point
- * at p_WC projected on the contact basis. The world contributes nothing. */
+ * at p_WC projected on the contact basis, J_v,BC = J_v,Bo + J_ω × p_BoC (rigid body). The
+ * world contributes nothing. */
 static int add_point_jacobian(mbt_simulator* sim, struct mbt__sim_contact* c, int body, mbt_vec3 p_WC,
                               const mbt_vec3* b, mbt_real sign, mbt_real* J_rows) {
-  const mbt_tree* tree = sim->tree;
   if (body == 0) return MBT_OK;
   mbt_transform X_WB;
-  int st = mbt_context_body_pose_in_world(tree, sim->work, body, &X_WB);
+  const mbt_real* Jb = NULL;
+  int st = mbt_context_body_pose_in_world(sim->tree, sim->work, body, &X_WB);
+  if (!st) st = body_jacobian(sim, c, body, &Jb);
   if (st) return st;
-  const mbt_vec3 p_BoC_B = mbt_mat3_tmul_vec(&X_WB.R, mbt_vec3_sub(p_WC, X_WB.p));
-  st = mbt_calc_jacobian_spatial_velocity(tree, sim->work, tree->bodies[body].body_frame, p_BoC_B, c->Jp);
-  if (st) return st;
+  const mbt_vec3 r = mbt_vec3_sub(p_WC, X_WB.p);
   const int nv = c->nv;
-  const mbt_real* Jv = c->Jp + 3 * nv; /* rows 3..5: translational velocity of the point */
-  for (int r = 0; r < 3; ++r)
-    for (int k = 0; k < nv; ++k)
-      J_rows[r * nv + k] +=
-          sign * (b[r].v[0] * Jv[k] + b[r].v[1] * Jv[nv + k] + b[r].v[2] * Jv[2 * nv + k]);
+  /* The basis rows as (sign·bᵣ) and (r × sign·bᵣ): bᵀ·(v + ω × r) = bᵀ·v + (r × b)ᵀ·ω. */
+  mbt_vec3 bv[3], bw[3];
+  for (int i = 0; i < 3; ++i) {
+    bv[i] = mbt_vec3_scale(b[i], sign);
+    bw[i] = mbt_vec3_cross(r, bv[i]);
+  }
+  for (int k = 0; k < nv; ++k) {
+    const mbt_vec3 w = mbt_vec3_make(Jb[k], Jb[nv + k], Jb[2 * nv + k]);
+    const mbt_vec3 v = mbt_vec3_make(Jb[3 * nv + k], Jb[4 * nv + k], Jb[5 * nv + k]);
+    for (int i = 0; i < 3; ++i) J_rows[i * nv + k] += mbt_vec3_dot(bv[i], v) + mbt_vec3_dot(bw[i], w);
+  }
   return MBT_OK;
 }
 
-/* J, Y = M⁻¹·Jᵀ (by rows), W = J·Y, v_c* = J·v*, and the normal law's b_n and R_n. */
-static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h) {
-  const int nv = c->nv, n3 = 3 * nc;
-  memset(c->J, 0, sizeof(mbt_real) * (size_t)(n3 * nv));
+/* Rows nc, nc + 1, ... of the problem: the joint limits that are or may be reached within the
+ * step (φ + h·|q̇| > 0), each a frictionless contact on one coordinate. Their count. */
+static int add_limit_rows(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h) {
+  const mbt_real k = sim->limit_stiffness, tau_d = mbt_lt(0, k) ? sim->limit_damping / k : 0;
+  int n = nc;
+  for (int i = 0; i < sim->num_limits && mbt_lt(0, k); ++i) {
+    const mbt__sim_limit* L = &sim->limits[i];
+    const mbt_real q = sim->x[L->q_index], reach = h * mbt_abs(v_star[L->v_index]);
+    const mbt_real phi_up = q - L->upper, phi_lo = L->lower - q;
+    const bool up = mbt_lt(0, phi_up + reach), lo = mbt_lt(0, phi_lo + reach);
+    if (!up && !lo) continue;
+    mbt_real* J = c->J + (size_t)(3 * n) * (size_t)c->nv;
+    memset(J, 0, sizeof(mbt_real) * 3 * (size_t)c->nv);
+    J[L->v_index] = up ? -1 : 1; /* the row's normal pushes the coordinate back inside */
+    c->R_n[n] = 1 / (h * k * (h + tau_d));
+    c->b_n[n] = (up ? phi_up : phi_lo) / (h + tau_d);
+    c->mu_s[n] = c->mu_d[n] = 0;
+    ++n;
+  }
+  return n - nc;
+}
+
+/* Z = J·L⁻¹·D^(−1/2) by rows (z_r = D^(−1/2)·L⁻ᵀ·j_r, nonzero only on the branches of the
+ * contact's bodies), each contact's nonzero dofs, and W = Z·Zᵀ summed over them; v_c* = J·v*. */
+static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star) {
+  const int nv = c->nv, n3 = 3 * n;
+  for (int r = 0; r < n3; ++r) {
+    const mbt_real* j = c->J + (size_t)r * (size_t)nv;
+    mbt_real* z = c->Z + (size_t)r * (size_t)nv;
+    memcpy(z, j, sizeof(mbt_real) * (size_t)nv);
+    mbt__ltdl_solve_lt(c->M, nv, c->lambda, z);
+    mbt_real s = 0;
+    for (int k = 0; k < nv; ++k) s += j[k] * v_star[k];
+    c->vc_star[r] = s;
+  }
+  for (int k = 0; k < nv; ++k) c->u[k] = 1 / mbt_sqrt(c->M[(size_t)k * (size_t)nv + (size_t)k]);
+  for (int i = 0; i < n; ++i) {
+    mbt_real* z = c->Z + (size_t)(3 * i) * (size_t)nv;
+    int* nz = c->nz + (size_t)i * (size_t)nv;
+    c->nnz[i] = 0;
+    for (int k = 0; k < nv; ++k)
+      if (z[k] != 0 || z[nv + k] != 0 || z[2 * nv + k] != 0) {
+        nz[c->nnz[i]++] = k;
+        for (int r = 0; r < 3; ++r) z[r * nv + k] *= c->u[k];
+      }
+  }
+  for (int r = 0; r < n3; ++r) {
+    const mbt_real* zr = c->Z + (size_t)r * (size_t)nv;
+    const int* nz = c->nz + (size_t)(r / 3) * (size_t)nv;
+    for (int q = r; q < n3; ++q) {
+      const mbt_real* zq = c->Z + (size_t)q * (size_t)nv;
+      mbt_real s = 0;
+      for (int t = 0; t < c->nnz[r / 3]; ++t) s += zr[nz[t]] * zq[nz[t]];
+      c->W[r * n3 + q] = c->W[q * n3 + r] = s;
+    }
+  }
+}
+
+/* J, W = J·M⁻¹·Jᵀ, v_c* = J·v*, and the normal law's b_n and R_n, for the nc contacts then the
+ * joint limits; returns the limits' count in *nl. */
+static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h,
+                    int* nl) {
+  const int nv = c->nv;
+  for (int body = 0; body < c->num_bodies; ++body) c->slot_of[body] = -1;
+  c->used_slots = 0;
   for (int i = 0; i < nc; ++i) {
     const mbt__contact* ct = &c->det->contacts[i];
     mbt_vec3* b = &c->basis[3 * i];
     contact_basis(ct->r.nhat_BA_W, b);
+    memset(c->J + 3 * i * nv, 0, sizeof(mbt_real) * 3 * (size_t)nv);
     int st = add_point_jacobian(sim, c, ct->r.body_A, ct->r.p_WC, b, 1, c->J + 3 * i * nv);
     if (!st) st = add_point_jacobian(sim, c, ct->r.body_B, ct->r.p_WC, b, -1, c->J + 3 * i * nv);
     if (st) return st;
@@ -165,20 +277,8 @@ static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, cons
     c->mu_s[i] = ct->mu_s;
     c->mu_d[i] = ct->mu_d;
   }
-  for (int r = 0; r < n3; ++r) {
-    mbt_real* y = c->Y + r * nv;
-    memcpy(y, c->J + r * nv, sizeof(mbt_real) * (size_t)nv);
-    mbt_cholesky_solve(c->M, nv, y);
-    mbt_real s = 0;
-    for (int k = 0; k < nv; ++k) s += c->J[r * nv + k] * v_star[k];
-    c->vc_star[r] = s;
-  }
-  for (int r = 0; r < n3; ++r)
-    for (int q = r; q < n3; ++q) {
-      mbt_real s = 0;
-      for (int k = 0; k < nv; ++k) s += c->J[r * nv + k] * c->Y[q * nv + k];
-      c->W[r * n3 + q] = c->W[q * n3 + r] = s;
-    }
+  *nl = add_limit_rows(sim, c, nc, v_star, h);
+  delassus(c, nc + *nl, v_star);
   return MBT_OK;
 }
 
@@ -242,6 +342,17 @@ static void keep_for_warm_start(struct mbt__sim_contact* c, int nc) {
   c->num_prev = nc;
 }
 
+/* Whether a joint limit is or may be reached within the step (add_limit_rows' test). */
+static bool limits_near(const mbt_simulator* sim, const mbt_real* v_star, mbt_real h) {
+  if (!mbt_lt(0, sim->limit_stiffness)) return false;
+  for (int i = 0; i < sim->num_limits; ++i) {
+    const mbt__sim_limit* L = &sim->limits[i];
+    const mbt_real q = sim->x[L->q_index], reach = h * mbt_abs(v_star[L->v_index]);
+    if (mbt_lt(0, q - L->upper + reach) || mbt_lt(0, L->lower - q + reach)) return true;
+  }
+  return false;
+}
+
 /* v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*, with the contacts at the work context's q. */
 static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   struct mbt__sim_contact* c = sim->contact;
@@ -252,21 +363,28 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   sim->stats.contacts_dropped += c->det->dropped;
   c->num_results = 0;
   memset(c->F_Bo_W, 0, sizeof(mbt_spatial_force) * (size_t)c->num_bodies);
-  if (nc == 0) {
+  if (nc == 0 && !limits_near(sim, v, h)) {
     c->num_prev = 0;
     return MBT_OK;
   }
+  int nl = 0;
   st = mbt_calc_mass_matrix(sim->tree, sim->work, c->M);
-  if (!st) st = mbt_cholesky_factor(c->M, nv);
-  if (!st) st = assemble(sim, c, nc, v, h);
+  if (!st) st = mbt__ltdl_factor(c->M, nv, c->lambda);
+  if (!st) st = assemble(sim, c, nc, v, h, &nl);
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
-  const mbt__contact_problem p = {nc, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
+  const mbt__contact_problem p = {nc + nl, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
   warm_start(c, nc);
+  for (int r = 3 * nc; r < 3 * (nc + nl); ++r) c->gamma[r] = 0;
   const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt, c->gamma, c->vc);
   sim->stats.contact_iterations += ss.iterations;
   if (!ss.converged) ++sim->stats.contact_unconverged;
-  for (int r = 0; r < 3 * nc; ++r)
-    for (int k = 0; k < nv; ++k) v[k] += c->Y[r * nv + k] * c->gamma[r];
+  /* v⁺ = v* + M⁻¹·(Jᵀ·γ) */
+  memset(c->u, 0, sizeof(mbt_real) * (size_t)nv);
+  for (int r = 0; r < 3 * (nc + nl); ++r)
+    if (c->gamma[r] != 0)
+      for (int k = 0; k < nv; ++k) c->u[k] += c->J[r * nv + k] * c->gamma[r];
+  mbt__ltdl_solve(c->M, nv, c->lambda, c->u);
+  for (int k = 0; k < nv; ++k) v[k] += c->u[k];
   record_results(sim, c, nc, h);
   keep_for_warm_start(c, nc);
   return MBT_OK;
@@ -274,7 +392,9 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
 
 int mbt__step_time_stepping(mbt_simulator* sim, mbt_real t, mbt_real h) {
   const int nq = sim->nq, nv = sim->nv;
+  sim->limits_in_step = sim->contact != NULL; /* the limits are rows of the contact problem */
   int st = mbt__sim_eval(sim, t, sim->x, sim->k[0]);
+  sim->limits_in_step = false;
   if (st) return st;
   mbt_real* v = sim->xn + nq;
   for (int i = 0; i < nv; ++i) v[i] = sim->x[nq + i] + h * sim->k[0][nq + i];
@@ -305,8 +425,13 @@ int mbt_simulator_set_contact_model(mbt_simulator* sim, const mbt_contact_model*
                           "mbt_simulator_set_contact_model: contact needs the 'time_stepping' integrator "
                           "('%s' assumes a smooth state derivative; see docs/contact.md)",
                           mbt_integrator_name(sim->opt.integrator));
-  struct mbt__sim_contact* c = contact_create(model, sim->nv);
+  struct mbt__sim_contact* c = contact_create(model, sim->nv, sim->num_limits);
   if (!c) return mbt__sim_error(sim, MBT_ERR_NO_MEMORY, "mbt_simulator_set_contact_model: out of memory");
+  if (!mbt__dof_parents(sim->tree, c->lambda)) {
+    mbt__sim_contact_destroy(c);
+    return mbt__sim_error(sim, MBT_ERR_TOPOLOGY,
+                          "mbt_simulator_set_contact_model: the tree's velocities are not numbered parents first");
+  }
   if (sim->contact) c->opt = sim->contact->opt;
   mbt__sim_contact_destroy(sim->contact);
   sim->contact = c;

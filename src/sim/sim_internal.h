@@ -40,6 +40,7 @@ struct mbt_simulator {
   mbt__sim_limit* limits;     /* [num_limits] */
   bool* beyond;               /* [num_limits] beyond its limit at the last accepted step */
   struct mbt__sim_contact* contact; /* time_stepping with a contact model (contact_step.c) */
+  bool limits_in_step;        /* the step handles the joint limits: no penalty in the derivative */
   char error[MBT_ERROR_MAX];
 };
 
@@ -59,6 +60,14 @@ int mbt__sim_accept(mbt_simulator* sim, mbt_real t);
 /* Advances sim->x from the context's time to t_final with the chosen integrator
  * (integrators.c). Each accepted step goes through mbt__sim_accept. */
 int mbt__integrate_to(mbt_simulator* sim, mbt_real t_final);
+
+/* M = Lᵀ·D·L with the tree's sparsity (ltdl.c). lambda[k]: the parent dof of dof k (−1 at a
+ * root); false if the dofs are not numbered parents first. The factor overwrites M's lower
+ * triangle (D on the diagonal, L below); solve_lt applies L⁻ᵀ, solve M⁻¹, in place. */
+bool mbt__dof_parents(const mbt_tree* tree, int* lambda);
+int mbt__ltdl_factor(mbt_real* M, int n, const int* lambda);
+void mbt__ltdl_solve_lt(const mbt_real* L, int n, const int* lambda, mbt_real* x);
+void mbt__ltdl_solve(const mbt_real* L, int n, const int* lambda, mbt_real* x);
 
 /* The time-stepping step x → xn over h (contact_step.c), and the contact workspace. */
 int mbt__step_time_stepping(mbt_simulator* sim, mbt_real t, mbt_real h);

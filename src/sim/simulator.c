@@ -34,7 +34,7 @@ mbt_simulator_options mbt_simulator_default_options(void) {
  * (the force pushes back and damps the approach, never pulls the joint outward). */
 static void add_limit_penalty(const mbt_simulator* sim, const mbt_context* ctx, mbt_real* tau) {
   const mbt_real k = sim->limit_stiffness, c = sim->limit_damping;
-  if (!mbt_lt(0, k)) return;
+  if (!mbt_lt(0, k) || sim->limits_in_step) return;
   for (int i = 0; i < sim->num_limits; ++i) {
     const mbt__sim_limit* L = &sim->limits[i];
     const mbt_real q = ctx->q[L->q_index], qdot = ctx->v[L->v_index];

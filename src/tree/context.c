@@ -165,7 +165,8 @@ static void init_position_cache(const mbt_tree* tree, mbt_context* ctx) {
   }
 }
 
-/* λ(k) of every velocity (context_internal.h: v_parent) and whether λ(k) = k − 1 for all k. */
+/* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, and
+ * the sum of the paths' lengths. */
 static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
@@ -176,8 +177,11 @@ static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
           k > 0 ? node->v_start + k - 1 : (a > 0 ? tree->nodes[a].v_start + tree->nodes[a].nv - 1 : -1);
   }
   ctx->v_parent_is_chain = true;
-  for (int k = 0; k < tree->nv; ++k)
+  ctx->v_path_sum = 0;
+  for (int k = 0; k < tree->nv; ++k) {
     if (ctx->v_parent[k] != k - 1) ctx->v_parent_is_chain = false;
+    for (int c = ctx->v_parent[k]; c >= 0; c = ctx->v_parent[c]) ++ctx->v_path_sum;
+  }
 }
 
 mbt_context* mbt_context_create(const mbt_tree* tree) {

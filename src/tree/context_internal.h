@@ -75,7 +75,8 @@ typedef struct {
   mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Sᵀ·P·S, nv×nv at 6·v_start (nv ≥ 2) */
   mbt_spatial_velocity* V;           /* [local] spatial velocity V_WM */
   mbt_spatial_acceleration* c;       /* [local] velocity-product acceleration Ṡ·q̇ */
-  mbt_spatial_force* Z;              /* [local] articulated bias force; Zplus after pass 2 */
+  mbt_spatial_force* Z;              /* [local] articulated bias force (Zplus goes straight into
+                                        the parent's) */
   mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
   mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
@@ -125,6 +126,8 @@ struct mbt_context {
                                            node to the world (the previous one of the same node,
                                            else the last of the nearest ancestor with any), −1 */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
+  size_t v_path_sum;                    /* Σ_k the length of k's path λ(k), λ(λ(k)), ...: the
+                                           nonzeros below the mass matrix's diagonal */
   mbt_real* scratch_nv[4];              /* [nv] each */
   mbt_real* scratch_nvnv;               /* [nv*nv], NULL if nv > MBT_DENSE_MAX_NV */
   mbt_local_scratch* scratch_local;     /* [num_local_nodes] */
