@@ -320,8 +320,6 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
   body_Y(I, V, Iv, &ws->Yc[i]);
 }
 
-static inline mbt_real dot3(const mbt_real* a, const mbt_real* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 /* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k, Ycᵀ·S_k, tau_k,
  * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
 static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives) {
