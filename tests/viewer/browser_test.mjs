@@ -42,7 +42,7 @@ async function open(file, fragment = '') {
   const url = pathToFileURL(file).href;
   page.on('request', (r) => { if (r.url() !== url) requests.push(r.url()); });
   const start = Date.now();
-  await page.goto(url + fragment);
+  await page.goto(url + fragment, { timeout: 120000 }); // multi-MB pages under SwiftShader: slow on a loaded machine
   await page.waitForFunction(() => window.mbtViewer && window.mbtViewer.ready, null, { timeout: 60000 });
   console.log(`${file.split('/').pop()}${fragment}: ready in ${Date.now() - start} ms`);
   return { page, errors, requests };
