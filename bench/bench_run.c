@@ -15,8 +15,13 @@
 #define MBT_SOURCE_DIR "."
 #endif
 
-/* Speed targets: mbt/MuJoCo per call (0 = none); fk (poses) against mj_kinematics. */
-static const double kTarget[MBT_BENCH_NUM_OPS] = {0.30, 0, 0, 0.25, 0, 0.40, 0.65, 0};
+/* Speed targets: mbt/MuJoCo per call (0 = none); fk (poses) against mj_kinematics. Forward
+ * dynamics: 0.40 on arms of up to 6 velocities (UR5), 0.30 on larger trees (the 30-chain,
+ * Solo12), where the O(n) recursion has more nodes to amortize its fixed costs over. */
+static const double kTarget[MBT_BENCH_NUM_OPS] = {0.20, 0, 0, 0.15, 0, 0.25, 0.30, 0};
+static double target_for(int op, int nv) {
+  return op == MBT_BENCH_OP_ABA && nv <= 6 ? 0.40 : kTarget[op];
+}
 /* Cross-check tolerances (relative, infinity norm). */
 #define TOL_ID 1e-9
 #define TOL_M 1e-9
@@ -408,13 +413,14 @@ static int run_model(const char* prog, const options* o, const char* spec, cJSON
       cJSON_AddNumberToObject(jo, "ratio", ratio);
       cJSON_AddNumberToObject(jo, "ratio_p10", sr.p10);
       cJSON_AddNumberToObject(jo, "ratio_p90", sr.p90);
-      if (kTarget[op] > 0)
-        cJSON_AddNumberToObject(jo, "target", kTarget[op]);
+      const double target = target_for(op, mbt_tree_num_velocities(tree));
+      if (target > 0)
+        cJSON_AddNumberToObject(jo, "target", target);
       else
         cJSON_AddNullToObject(jo, "target");
       fmt_stats(b2, sizeof b2, &sj);
       char tg[16] = "";
-      if (kTarget[op] > 0) snprintf(tg, sizeof tg, "%s%.2f", ratio <= kTarget[op] ? "ok " : "> ", kTarget[op]);
+      if (target > 0) snprintf(tg, sizeof tg, "%s%.2f", ratio <= target ? "ok " : "> ", target);
       if (!o->json) fprintf(out, " %-35s %10.2f %7s", b2, ratio, tg);
     }
     if (!o->json) fprintf(out, "\n");
