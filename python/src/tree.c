@@ -234,6 +234,25 @@ static PyObject* tree_add_frame(TreeObject* self, PyObject* args) {
   return f < 0 ? NULL : PyLong_FromLong(f);
 }
 
+PyDoc_STRVAR(add_model_instance_doc,
+"add_model_instance(source, name, X_WR=None) -> int\n\n"
+"Copies the finalized tree `source` into this tree (not finalized) as model instance `name`:\n"
+"every body, joint and geometry, each name prefixed \"name::\" (Drake's scoped names), the\n"
+"source's joints to its world re-attached to this world at X_WR (4x4, the instance's pose;\n"
+"None: identity). Returns the number of bodies added (mbt_tree_add_model_instance).");
+static PyObject* tree_add_model_instance(TreeObject* self, PyObject* args, PyObject* kwargs) {
+  static char* kwlist[] = {"source", "name", "X_WR", NULL};
+  PyObject *src, *X_obj = Py_None;
+  const char* name;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!s|O:add_model_instance", kwlist, &Tree_Type,
+                                   &src, &name, &X_obj))
+    return NULL;
+  mbt_transform X = mbt_transform_identity();
+  if (X_obj != Py_None && mbtpy_transform(X_obj, "X_WR", 0, &X)) return NULL;
+  const int n = check(self, mbt_tree_add_model_instance(self->tree, ((TreeObject*)src)->tree, name, &X));
+  return n < 0 ? NULL : PyLong_FromLong(n);
+}
+
 static const char* const joint_kinds[] = {"weld", "revolute", "prismatic", "universal", "planar",
                                           "ball_rpy", "quaternion_floating", "screw"};
 
@@ -557,6 +576,8 @@ static PyGetSetDef tree_getset[] = {
 static PyMethodDef tree_methods[] = {
     {"add_rigid_body", (PyCFunction)(void (*)(void))tree_add_rigid_body, METH_VARARGS | METH_KEYWORDS, add_rigid_body_doc},
     {"add_frame", (PyCFunction)tree_add_frame, METH_VARARGS, add_frame_doc},
+    {"add_model_instance", (PyCFunction)(void (*)(void))tree_add_model_instance, METH_VARARGS | METH_KEYWORDS,
+     add_model_instance_doc},
     {"add_joint", (PyCFunction)(void (*)(void))tree_add_joint, METH_VARARGS | METH_KEYWORDS, add_joint_doc},
     {"set_position_limits", (PyCFunction)tree_set_position_limits, METH_VARARGS,
      "set_position_limits(joint, lower, upper): nq values each, lower <= upper, no NaN."},

@@ -344,3 +344,28 @@ def _takes_keywords(cls_name, method):
     with pytest.raises(TypeError) as e:
         getattr(objects[cls_name], method)(_probe_=1)
     return "no keyword arguments" not in str(e.value)
+
+
+def test_model_instances(ur5):
+    # Two UR5s in one tree: names scoped "instance::", each arm's block of M is the single arm's,
+    # the right arm's base stands at X_WR.
+    scene = mbt.Tree()
+    X = np.eye(4)
+    X[:3, 3] = [0.0, 1.0, 0.0]
+    assert scene.add_model_instance(ur5, "left") == scene.add_model_instance(ur5, "right", X)
+    with pytest.raises(mbt.Error, match="right::"):
+        scene.add_model_instance(ur5, "right")
+    scene.finalize()
+    assert scene.nv == 2 * ur5.nv
+    q = np.linspace(-1.0, 1.0, ur5.nq)
+    single = ur5.context()
+    single.q = q
+    both = scene.context()
+    both.q = np.concatenate([q, 0.5 * q])
+    M = both.mass_matrix()
+    n = ur5.nv
+    assert np.allclose(M[:n, :n], single.mass_matrix(), rtol=0, atol=1e-12)
+    assert np.all(M[:n, n:] == 0.0)
+    right_base = both.body_pose("right::" + ur5.body(1)["name"])
+    left_base = both.body_pose("left::" + ur5.body(1)["name"])
+    assert np.allclose(right_base[:3, 3] - left_base[:3, 3], [0.0, 1.0, 0.0], atol=1e-15)
