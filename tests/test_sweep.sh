@@ -15,17 +15,7 @@ MBT="$BIN/mbt"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mbt_sweep_test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 
-failures=0
-checks=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-ok() { checks=$((checks + 1)); }
-# has FILE TEXT LABEL
-has() {
-  if grep -qF -- "$2" "$1" 2>/dev/null; then ok; else fail "$3: '$2' not in $1: $(head -c 400 "$1" 2>/dev/null)"; fi
-}
+. "$SRC/tests/cli_helpers.sh"   # fail, ok, has: the checks and their counts
 # same A B LABEL: the two results files are equal but for the last column (wall_time_s).
 same() {
   sed 's/,[^,]*$//' "$1" >"$T/a.cmp"

@@ -10,13 +10,7 @@ BIN=${2:?usage: test_sweep_example.sh <source_dir> <binary_dir>}
 MBT="$BIN/mbt"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mbt_sweep_example.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
-failures=0
-checks=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-ok() { checks=$((checks + 1)); }
+. "$SRC/tests/cli_helpers.sh"   # fail, ok: the checks and their counts
 
 # The shipped example runs (at least 8 runs).
 "$MBT" sweep "$SRC/examples/sweep_ur5.json" --out "$T/example.csv" >"$T/out" 2>"$T/err"

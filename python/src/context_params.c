@@ -21,11 +21,7 @@ PyObject* mbtpy_context_get_gravity(ContextObject* self, void* c) {
 int mbtpy_context_set_gravity(ContextObject* self, PyObject* value, void* c) {
   (void)c;
   mbt_vec3 g;
-  if (!value) {
-    PyErr_SetString(PyExc_AttributeError, "gravity cannot be deleted");
-    return -1;
-  }
-  if (mbtpy_vec3(value, "gravity", &g)) return -1;
+  if (mbtpy_vec3_attr(value, "gravity", &g)) return -1;
   return check(self, mbt_context_set_gravity(self->ctx, g)) < 0 ? -1 : 0;
 }
 

@@ -108,6 +108,7 @@ int mbtpy_output_tuple(PyObject* out, const char* name, int n, const int* ndim, 
 PyObject* mbtpy_tuple_of(int n, PyArrayObject** arr);
 /* A 3-vector from a sequence of 3 numbers. */
 int mbtpy_vec3(PyObject* obj, const char* name, mbt_vec3* v);
+int mbtpy_vec3_attr(PyObject* value, const char* name, mbt_vec3* v);
 /* A pose from a 4x4 homogeneous matrix; None gives the identity when `optional`. */
 int mbtpy_transform(PyObject* obj, const char* name, int optional, mbt_transform* X);
 /* A new 4x4 float64 array holding X. */

@@ -224,6 +224,15 @@ int mbtpy_vec3(PyObject* obj, const char* name, mbt_vec3* v) {
   return 0;
 }
 
+/* A 3-vector property's new value (a setter's `value`; NULL when the property is deleted). */
+int mbtpy_vec3_attr(PyObject* value, const char* name, mbt_vec3* v) {
+  if (!value) {
+    PyErr_Format(PyExc_AttributeError, "%s cannot be deleted", name);
+    return -1;
+  }
+  return mbtpy_vec3(value, name, v);
+}
+
 int mbtpy_transform(PyObject* obj, const char* name, int optional, mbt_transform* X) {
   PyObject* hold;
   const double* d;

@@ -525,11 +525,7 @@ static PyObject* tree_get_gravity(TreeObject* self, void* c) {
 static int tree_set_gravity(TreeObject* self, PyObject* value, void* c) {
   (void)c;
   mbt_vec3 g;
-  if (!value) {
-    PyErr_SetString(PyExc_AttributeError, "gravity cannot be deleted");
-    return -1;
-  }
-  if (mbtpy_vec3(value, "gravity", &g)) return -1;
+  if (mbtpy_vec3_attr(value, "gravity", &g)) return -1;
   return check(self, mbt_tree_set_gravity(self->tree, g)) < 0 ? -1 : 0;
 }
 static PyObject* tree_get_attr(PyObject* value) {
