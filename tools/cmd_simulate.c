@@ -68,6 +68,9 @@ static void print_help(void) {
        "                           collision point just touches it (not with --q0)\n"
        "  --friction MU            the Coulomb friction coefficient of every shape and of\n"
        "                           the ground (default 1)\n"
+       "  --contact-solver NAME    sap (default: convex, Newton's method, converges on\n"
+       "                           every step) or pgs (projected Gauss-Seidel on exact\n"
+       "                           Coulomb friction, may stop at its sweep limit)\n"
        "  --pd KP,KD               a joint PD controller holding the initial pose:\n"
        "                           tau = KP·(q0 − q) − KD·v on every joint but a floating one\n"
        "  --pd-gravity             add gravity compensation to the PD controller\n"
@@ -266,9 +269,9 @@ static bool number_arg(const char* name, const char* value, double* out, bool po
 static bool select_contact_integrator(sim_args* a) {
   const bool contact = a->contact.ground || (a->model && scene_path_is_scene(a->model));
   if (!contact) {
-    if (a->contact.contacts || a->contact.friction_given)
-      cli_error(kCmd, "--contacts and --friction need contact: give --ground or a scene");
-    return !a->contact.contacts && !a->contact.friction_given;
+    if (a->contact.contacts || a->contact.friction_given || a->contact.solver_given)
+      cli_error(kCmd, "--contacts, --friction and --contact-solver need contact: give --ground or a scene");
+    return !a->contact.contacts && !a->contact.friction_given && !a->contact.solver_given;
   }
   if (a->integrator_given && a->integrator != MBT_INTEGRATOR_TIME_STEPPING) {
     cli_error(kCmd, "with contact (--ground or a scene) the integrator is time_stepping; '%s' cannot step contact",
@@ -384,9 +387,10 @@ static void set_default_pose(const mbt_tree* tree, mbt_context* ctx) {
 }
 
 static void print_contact_summary(const mbt_simulator_stats* st, const sim_contact* c) {
-  printf("contact: %d shapes, %ld contact points over all steps, %ld solver sweeps", mbt_contact_model_num_shapes(c->model),
-         st->contact_points, st->contact_iterations);
-  if (st->contact_unconverged > 0) printf(", %ld steps at the sweep limit", st->contact_unconverged);
+  printf("contact: %d shapes, %ld contact points over all steps, %s solver: %ld iterations, largest residual %.2g",
+         mbt_contact_model_num_shapes(c->model), st->contact_points, c->pgs ? "PGS" : "SAP", st->contact_iterations,
+         st->contact_residual_max);
+  if (st->contact_unconverged > 0) printf(", %ld steps stopped at the iteration limit", st->contact_unconverged);
   if (st->contacts_dropped > 0) printf(", %ld points beyond capacity dropped", st->contacts_dropped);
   printf("\n");
   if (c->lift != 0) printf("ground: the robot was lifted by %.6g m to touch it\n", c->lift);

@@ -23,6 +23,16 @@ int sim_contact_parse(const char* cmd, int argc, char** argv, int* i, sim_contac
     a->friction_given = true;
     return 1;
   }
+  if ((r = cli_option_value(cmd, argc, argv, i, "--contact-solver", &val)) != 0) {
+    if (r < 0) return -1;
+    if (strcmp(val, "sap") != 0 && strcmp(val, "pgs") != 0) {
+      cli_error(cmd, "--contact-solver is 'sap' or 'pgs', got '%s'", val);
+      return -1;
+    }
+    a->pgs = strcmp(val, "pgs") == 0;
+    a->solver_given = true;
+    return 1;
+  }
   if ((r = cli_option_value(cmd, argc, argv, i, "--pd", &val)) != 0) {
     double g[3];
     int n = 0;
@@ -154,6 +164,11 @@ bool sim_contact_attach(const char* cmd, mbt_simulator* sim, const mbt_context* 
   }
   if (c->model && mbt_simulator_set_contact_model(sim, c->model) != MBT_OK) {
     cli_error(cmd, "contact: %s", mbt_simulator_last_error(sim));
+    return false;
+  }
+  c->pgs = a->pgs;
+  if (c->model && a->pgs && mbt_simulator_set_contact_solver_method(sim, MBT_CONTACT_SOLVER_PGS) != MBT_OK) {
+    cli_error(cmd, "--contact-solver: %s", mbt_simulator_last_error(sim));
     return false;
   }
   return true;

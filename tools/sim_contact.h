@@ -1,5 +1,5 @@
 /* sim_contact.h: the contact and control options of `mbt simulate` (--ground, --friction,
- * --pd, --pd-gravity, --contacts): the contact model from the model's collision geometry, the
+ * --pd, --pd-gravity, --contacts, --contact-solver): the contact model from the model's collision geometry, the
  * ground and the lift onto it, the joint PD controller, and the contact columns of the CSV. */
 #ifndef MBT_TOOLS_SIM_CONTACT_H
 #define MBT_TOOLS_SIM_CONTACT_H
@@ -16,6 +16,8 @@ typedef struct {
   double kp, kd;
   bool pd_gravity;         /* --pd-gravity */
   bool contacts;           /* --contacts */
+  bool pgs;                /* --contact-solver pgs (default sap) */
+  bool solver_given;
 } sim_contact_args;
 
 /* If argv[*i] is one of these options, records it (advancing *i past a value) and returns 1;
@@ -27,6 +29,7 @@ bool sim_contact_check(const char* cmd, const sim_contact_args* a);
 typedef struct {
   mbt_contact_model* model;      /* NULL: no contact */
   double lift;                   /* how far the robot was raised onto the ground (m) */
+  bool pgs;                      /* --contact-solver pgs */
   /* the PD controller */
   const mbt_tree* tree;
   mbt_context* gctx;             /* gravity compensation's context */

@@ -57,9 +57,10 @@ typedef struct {
   long dynamics_evaluations;
   long limit_events;        /* entries of a limited coordinate beyond its limit (per accepted step) */
   long contact_points;      /* contact points over all steps (time_stepping with a contact model) */
-  long contact_iterations;  /* contact solver sweeps over all steps */
-  long contact_unconverged; /* steps whose contact solver stopped at its sweep limit */
+  long contact_iterations;  /* contact solver iterations (SAP: Newton; PGS: sweeps) over all steps */
+  long contact_unconverged; /* steps whose contact solver stopped above its tolerance */
   long contacts_dropped;    /* contact points beyond the workspace's capacity (not applied) */
+  double contact_residual_max; /* the largest relative residual a contact solve ended with */
 } mbt_simulator_stats;
 
 typedef struct mbt_simulator mbt_simulator;
@@ -100,9 +101,21 @@ const mbt_contact_result* mbt_simulator_contact_results(const mbt_simulator* sim
 /* The last step's total contact force on every body, F_Bo_W (at the body origin, in W, at the
  * step's start configuration), indexed by body (num_bodies entries). */
 int mbt_simulator_contact_body_forces(const mbt_simulator* sim, mbt_spatial_force* F_Bo_W, int num_bodies);
-/* Contact solver limits: sweeps (>= 1, default 100) and tolerance (> 0, default 1e-6: a sweep
- * that changes no contact velocity by more than tolerance·max |v_c*| ends the solve). */
+/* Contact solver limits: iterations (>= 1, default 100) and relative tolerance (> 0, default
+ * 1e-6). SAP: Newton iterations, stopping when the momentum residual ‖D·(M·(v − v*) − Jᵀ·γ)‖
+ * (D = diag(M)^(−1/2)) is below tolerance·max(‖D·M·(v − v*)‖, ‖D·Jᵀ·γ‖). PGS: sweeps, stopping
+ * when a sweep changes no contact velocity by more than tolerance·max |v_c*|. */
 int mbt_simulator_set_contact_solver(mbt_simulator* sim, int max_iterations, mbt_real tolerance);
+
+/* The contact problem's solver (docs/contact.md):
+ *   SAP (default): Drake's convex formulation [Castro et al., IEEE T-RO 2022], the velocities
+ *     minimizing a convex function by Newton's method with an exact line search; friction μ_d
+ *     regularized (stiction creeps at σ·h·g·…, micrometres per second); converges in a few
+ *     iterations on every step;
+ *   PGS: projected Gauss–Seidel on exact Coulomb friction with static and dynamic coefficients
+ *     (no creep), which may stop at its sweep limit on many redundant contacts. */
+typedef enum { MBT_CONTACT_SOLVER_SAP = 0, MBT_CONTACT_SOLVER_PGS = 1 } mbt_contact_solver_method;
+int mbt_simulator_set_contact_solver_method(mbt_simulator* sim, mbt_contact_solver_method method);
 
 /* The simulator's context (state at the current time). */
 mbt_context* mbt_simulator_context(mbt_simulator* sim);

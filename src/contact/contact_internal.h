@@ -122,6 +122,40 @@ mbt__contact_solver_stats mbt__solve_contact_problem(const mbt__contact_problem*
                                                      const mbt__contact_solver_options* opt, mbt_real* gamma,
                                                      mbt_real* vc);
 
+/* The same step as a convex minimization in the velocities (Drake's SAP; sap_solver.c): the
+ * implicit normal law of each contact (b_n, R_n), friction μ (one coefficient: a convex
+ * problem has no static/dynamic distinction) regularized by the tangential compliance R_t. */
+typedef struct {
+  int nv, num_contacts;
+  const mbt_real* M;       /* [nv × nv] the mass matrix (both triangles) */
+  const mbt_real* J;       /* [3nc × nv] contact Jacobian, rows n, t1, t2 per contact */
+  const int* nz;           /* [nc × nv] per contact, the dofs where its rows of J are nonzero, */
+  const int* nnz;          /* [nc] and their count */
+  const mbt_real* v_star;  /* [nv] velocities without contact impulses */
+  const mbt_real* b_n;     /* [nc] */
+  const mbt_real* R_n;     /* [nc] */
+  const mbt_real* R_t;     /* [nc] friction regularization (mbt__sap_friction_compliance) */
+  const mbt_real* mu;      /* [nc] friction (0: a frictionless row) */
+} mbt__sap_problem;
+
+/* Scratch of the SAP solver, sized for nv velocities and cap contacts (allocated by the
+ * caller at set-up). After a solve: vc = J·v and gamma = γ(v) at the returned v. */
+typedef struct {
+  mbt_real* H;             /* [nv × nv] */
+  mbt_real *grad, *dv, *Mdv, *jtg; /* [nv] */
+  mbt_real* GJ;            /* [3nv] */
+  mbt_real *vc, *dvc, *gamma;      /* [3cap] */
+  mbt_real* G;             /* [9cap] */
+} mbt__sap_workspace;
+
+/* R_t,i = σ·trace(W_ii)/3 from the Delassus operator's diagonal blocks (0 where μ_i = 0). */
+void mbt__sap_friction_compliance(const mbt_real* W, int num_contacts, const mbt_real* mu, mbt_real* R_t);
+/* Minimizes ℓ(v) by Newton's method from v (in/out): v⁺, with γ and v_c in the workspace.
+ * iterations: Newton iterations; residual: the relative momentum residual; converged: it is
+ * below opt->tolerance. */
+mbt__contact_solver_stats mbt__solve_contact_sap(const mbt__sap_problem* p, const mbt__contact_solver_options* opt,
+                                                 mbt__sap_workspace* w, mbt_real* v);
+
 #endif /* MBT_CONTACT_INTERNAL_H */
 
 /* ---- the contact model and a simulator's detection workspace ------------------------------ */

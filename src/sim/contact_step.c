@@ -30,7 +30,14 @@ struct mbt__sim_contact {
   mbt__detection* det;
   int nv, capacity, num_bodies;  /* capacity: the detection's contacts plus the joint limits */
   mbt__contact_solver_options opt;
+  mbt_contact_solver_method method;
   mbt_real* M;        /* [nv × nv], then its Cholesky factor */
+  mbt_real* M_full;   /* [nv × nv] the mass matrix itself (SAP's cost) */
+  mbt_real* v_star;   /* [nv] the free motion's velocities (SAP) */
+  int* nzJ;           /* [cap × nv] the dofs where contact i's rows of J are nonzero, */
+  int* nnzJ;          /* [cap] and their count (SAP) */
+  mbt_real* R_t;      /* [cap] SAP's friction regularization */
+  mbt__sap_workspace sap;
   mbt_real* J;        /* [3cap × nv] */
   mbt_real* Z;        /* [3cap × nv] row r: L⁻ᵀ·J_rᵀ (M = Lᵀ·D·L, ltdl.c) */
   int* lambda;        /* [nv] the parent dof of each dof */
@@ -59,6 +66,19 @@ void mbt__sim_contact_destroy(struct mbt__sim_contact* c) {
   if (!c) return;
   mbt__detection_destroy(c->det);
   free(c->M);
+  free(c->M_full);
+  free(c->v_star);
+  free(c->nzJ);
+  free(c->nnzJ);
+  free(c->R_t);
+  free(c->sap.H);
+  free(c->sap.grad);
+  free(c->sap.dv);
+  free(c->sap.Mdv);
+  free(c->sap.jtg);
+  free(c->sap.GJ);
+  free(c->sap.dvc);
+  free(c->sap.G);
   free(c->J);
   free(c->Z);
   free(c->lambda);
@@ -105,7 +125,21 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
   c->num_bodies = model->tree->num_bodies;
   c->opt.max_iterations = 100;
   c->opt.tolerance = 1e-6;
+  c->method = MBT_CONTACT_SOLVER_SAP;
   c->M = zalloc(n * n, sizeof(mbt_real), &failed);
+  c->M_full = zalloc(n * n, sizeof(mbt_real), &failed);
+  c->v_star = zalloc(n, sizeof(mbt_real), &failed);
+  c->nzJ = zalloc(cap * n, sizeof(int), &failed);
+  c->nnzJ = zalloc(cap, sizeof(int), &failed);
+  c->R_t = zalloc(cap, sizeof(mbt_real), &failed);
+  c->sap.H = zalloc(n * n, sizeof(mbt_real), &failed);
+  c->sap.grad = zalloc(n, sizeof(mbt_real), &failed);
+  c->sap.dv = zalloc(n, sizeof(mbt_real), &failed);
+  c->sap.Mdv = zalloc(n, sizeof(mbt_real), &failed);
+  c->sap.jtg = zalloc(n, sizeof(mbt_real), &failed);
+  c->sap.GJ = zalloc(3 * n, sizeof(mbt_real), &failed);
+  c->sap.dvc = zalloc(3 * cap, sizeof(mbt_real), &failed);
+  c->sap.G = zalloc(9 * cap, sizeof(mbt_real), &failed);
   c->J = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
   c->Z = zalloc(3 * cap * n, sizeof(mbt_real), &failed);
   c->lambda = zalloc(n, sizeof(int), &failed);
@@ -133,6 +167,8 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
     mbt__sim_contact_destroy(c);
     return NULL;
   }
+  c->sap.vc = c->vc;
+  c->sap.gamma = c->gamma;
   return c;
 }
 
@@ -221,8 +257,9 @@ static int add_limit_rows(mbt_simulator* sim, struct mbt__sim_contact* c, int nc
 }
 
 /* Z = J·L⁻¹·D^(−1/2) by rows (z_r = D^(−1/2)·L⁻ᵀ·j_r, nonzero only on the branches of the
- * contact's bodies), each contact's nonzero dofs, and W = Z·Zᵀ summed over them; v_c* = J·v*. */
-static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star) {
+ * contact's bodies), each contact's nonzero dofs, and W = Z·Zᵀ summed over them (only its
+ * 3×3 diagonal blocks unless full); v_c* = J·v*. */
+static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star, bool full) {
   const int nv = c->nv, n3 = 3 * n;
   for (int r = 0; r < n3; ++r) {
     const mbt_real* j = c->J + (size_t)r * (size_t)nv;
@@ -247,7 +284,8 @@ static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star) 
   for (int r = 0; r < n3; ++r) {
     const mbt_real* zr = c->Z + (size_t)r * (size_t)nv;
     const int* nz = c->nz + (size_t)(r / 3) * (size_t)nv;
-    for (int q = r; q < n3; ++q) {
+    const int end = full ? n3 : 3 * (r / 3) + 3;
+    for (int q = r; q < end; ++q) {
       const mbt_real* zq = c->Z + (size_t)q * (size_t)nv;
       mbt_real s = 0;
       for (int t = 0; t < c->nnz[r / 3]; ++t) s += zr[nz[t]] * zq[nz[t]];
@@ -278,7 +316,7 @@ static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, cons
     c->mu_d[i] = ct->mu_d;
   }
   *nl = add_limit_rows(sim, c, nc, v_star, h);
-  delassus(c, nc + *nl, v_star);
+  delassus(c, nc + *nl, v_star, c->method == MBT_CONTACT_SOLVER_PGS);
   return MBT_OK;
 }
 
@@ -353,6 +391,50 @@ static bool limits_near(const mbt_simulator* sim, const mbt_real* v_star, mbt_re
   return false;
 }
 
+/* v += M⁻¹·(Jᵀ·γ) over the n contacts' rows (M factored). */
+static void add_impulse_velocity(struct mbt__sim_contact* c, int n, mbt_real* v) {
+  const int nv = c->nv;
+  memset(c->u, 0, sizeof(mbt_real) * (size_t)nv);
+  for (int r = 0; r < 3 * n; ++r)
+    if (c->gamma[r] != 0)
+      for (int k = 0; k < nv; ++k) c->u[k] += c->J[r * nv + k] * c->gamma[r];
+  mbt__ltdl_solve(c->M, nv, c->lambda, c->u);
+  for (int k = 0; k < nv; ++k) v[k] += c->u[k];
+}
+
+/* Projected Gauss–Seidel on the impulses (contact_solver.c), warm-started from c->gamma, then
+ * v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*. */
+static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int n, mbt_real* v) {
+  const mbt__contact_problem p = {n, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
+  const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt, c->gamma, c->vc);
+  add_impulse_velocity(c, n, v);
+  return ss;
+}
+
+/* The dofs where each contact's rows of J are nonzero. */
+static void jacobian_sparsity(struct mbt__sim_contact* c, int n) {
+  const int nv = c->nv;
+  for (int i = 0; i < n; ++i) {
+    const mbt_real* J = c->J + (size_t)(3 * i) * (size_t)nv;
+    int* nz = c->nzJ + (size_t)i * (size_t)nv;
+    c->nnzJ[i] = 0;
+    for (int k = 0; k < nv; ++k)
+      if (J[k] != 0 || J[nv + k] != 0 || J[2 * nv + k] != 0) nz[c->nnzJ[i]++] = k;
+  }
+}
+
+/* SAP's convex minimization (sap_solver.c) from v* + M⁻¹·Jᵀ·γ (the warm start's impulses);
+ * v⁺ in place of v*, with γ and v_c = J·v⁺ in c->gamma and c->vc. */
+static mbt__contact_solver_stats solve_sap(struct mbt__sim_contact* c, int n, mbt_real* v) {
+  memcpy(c->v_star, v, sizeof(mbt_real) * (size_t)c->nv);
+  jacobian_sparsity(c, n);
+  mbt__sap_friction_compliance(c->W, n, c->mu_d, c->R_t);
+  add_impulse_velocity(c, n, v);
+  const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nzJ, c->nnzJ, c->v_star,
+                              c->b_n, c->R_n, c->R_t, c->mu_d};
+  return mbt__solve_contact_sap(&p, &c->opt, &c->sap, v);
+}
+
 /* v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*, with the contacts at the work context's q. */
 static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   struct mbt__sim_contact* c = sim->contact;
@@ -369,22 +451,17 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   }
   int nl = 0;
   st = mbt_calc_mass_matrix(sim->tree, sim->work, c->M);
+  if (!st) memcpy(c->M_full, c->M, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
   if (!st) st = mbt__ltdl_factor(c->M, nv, c->lambda);
   if (!st) st = assemble(sim, c, nc, v, h, &nl);
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
-  const mbt__contact_problem p = {nc + nl, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
   warm_start(c, nc);
   for (int r = 3 * nc; r < 3 * (nc + nl); ++r) c->gamma[r] = 0;
-  const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt, c->gamma, c->vc);
+  const mbt__contact_solver_stats ss = c->method == MBT_CONTACT_SOLVER_PGS ? solve_pgs(c, nc + nl, v)
+                                                                          : solve_sap(c, nc + nl, v);
   sim->stats.contact_iterations += ss.iterations;
   if (!ss.converged) ++sim->stats.contact_unconverged;
-  /* v⁺ = v* + M⁻¹·(Jᵀ·γ) */
-  memset(c->u, 0, sizeof(mbt_real) * (size_t)nv);
-  for (int r = 0; r < 3 * (nc + nl); ++r)
-    if (c->gamma[r] != 0)
-      for (int k = 0; k < nv; ++k) c->u[k] += c->J[r * nv + k] * c->gamma[r];
-  mbt__ltdl_solve(c->M, nv, c->lambda, c->u);
-  for (int k = 0; k < nv; ++k) v[k] += c->u[k];
+  sim->stats.contact_residual_max = mbt_max(sim->stats.contact_residual_max, ss.residual);
   record_results(sim, c, nc, h);
   keep_for_warm_start(c, nc);
   return MBT_OK;
@@ -432,7 +509,7 @@ int mbt_simulator_set_contact_model(mbt_simulator* sim, const mbt_contact_model*
     return mbt__sim_error(sim, MBT_ERR_TOPOLOGY,
                           "mbt_simulator_set_contact_model: the tree's velocities are not numbered parents first");
   }
-  if (sim->contact) c->opt = sim->contact->opt;
+  if (sim->contact) c->opt = sim->contact->opt, c->method = sim->contact->method;
   mbt__sim_contact_destroy(sim->contact);
   sim->contact = c;
   return MBT_OK;
@@ -468,5 +545,18 @@ int mbt_simulator_set_contact_solver(mbt_simulator* sim, int max_iterations, mbt
                           "mbt_simulator_set_contact_solver: no contact model (mbt_simulator_set_contact_model)");
   sim->contact->opt.max_iterations = max_iterations;
   sim->contact->opt.tolerance = tolerance;
+  return MBT_OK;
+}
+
+int mbt_simulator_set_contact_solver_method(mbt_simulator* sim, mbt_contact_solver_method method) {
+  if (!sim) return MBT_ERR_INVALID_ARGUMENT;
+  if (method != MBT_CONTACT_SOLVER_SAP && method != MBT_CONTACT_SOLVER_PGS)
+    return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
+                          "mbt_simulator_set_contact_solver_method: unknown method %d (MBT_CONTACT_SOLVER_SAP or "
+                          "MBT_CONTACT_SOLVER_PGS); unchanged", (int)method);
+  if (!sim->contact)
+    return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
+                          "mbt_simulator_set_contact_solver_method: no contact model (mbt_simulator_set_contact_model)");
+  sim->contact->method = method;
   return MBT_OK;
 }

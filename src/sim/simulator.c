@@ -275,7 +275,7 @@ mbt_context* mbt_simulator_context(mbt_simulator* sim) { return sim ? sim->ctx :
 
 mbt_simulator_stats mbt_simulator_get_stats(const mbt_simulator* sim) {
   if (sim) return sim->stats;
-  const mbt_simulator_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  const mbt_simulator_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   return zero;
 }
 
