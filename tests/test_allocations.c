@@ -2,8 +2,12 @@
  * queries, Jacobians, maps, inverse dynamics, force elements, energies, mass matrices, bias, gravity) runs without
  * touching the heap, counted by the heap-call counter of support/test_util.h (malloc, calloc,
  * realloc and free interposed in this executable; AddressSanitizer's allocator hooks under
- * ASan). A first test proves the counter sees allocations. */
+ * ASan). A first test proves the counter sees allocations. Contact steps (detection, the
+ * contact problem by either solver, the step) allocate nothing either: the Panda pressed onto
+ * the ground, where the contact set changes every few steps. */
 #include "support/test_util.h"
+
+#include "contact/contact_internal.h"
 
 TU_DEFINE_HEAP_COUNTER();
 
@@ -115,12 +119,57 @@ static void test_no_allocation_user(void** s) {
   run_all(tree);
 }
 
+/* The Franka Panda falling onto the ground from a bent pose, stepped by time stepping with the
+ * given contact solver: 0.5 s to reach the ground, then 0.5 s of contact counted. */
+static void contact_steps_allocate_nothing(mbt_contact_solver_method method) {
+  tu_require_heap_counter();
+  mbt_urdf_result r;
+  assert_int_equal(mbt_urdf_load_file(MBT_SOURCE_DIR "/models/panda.urdf", 0, &r), MBT_OK);
+  mbt_contact_model* model = mbt_contact_model_create(r.tree);
+  assert_true(mbt_contact_model_add_collision_geometry(model, NULL) > 0);
+  assert_true(mbt_contact_model_add_ground(model, mbt_vec3_make(0, 0, 1), 0, NULL) >= 0);
+  mbt_context* ctx = mbt_context_create(r.tree);
+  const double q2 = 1.2;
+  assert_int_equal(mbt_joint_set_positions(ctx, mbt_tree_joint_by_name(r.tree, "panda_joint2"), &q2, 1), MBT_OK);
+  mbt_simulator_options opt = mbt_simulator_default_options();
+  opt.integrator = MBT_INTEGRATOR_TIME_STEPPING;
+  mbt_simulator* sim = mbt_simulator_create(r.tree, ctx, &opt);
+  assert_int_equal(mbt_simulator_set_contact_model(sim, model), MBT_OK);
+  assert_int_equal(mbt_simulator_set_contact_solver_method(sim, method), MBT_OK);
+  assert_int_equal(mbt_simulator_advance_to(sim, 0.5), MBT_OK);
+  const mbt_simulator_stats before = mbt_simulator_get_stats(sim);
+  tu_heap_count_begin();
+  const int st = mbt_simulator_advance_to(sim, 1.0);
+  const long n = tu_heap_count_end();
+  assert_int_equal(st, MBT_OK);
+  assert_true(mbt_simulator_get_stats(sim).contact_points - before.contact_points > 500);
+  if (n != 0) fail_msg("%ld heap calls while stepping with contact", n);
+  mbt_simulator_destroy(sim);
+  mbt_context_destroy(ctx);
+  mbt_contact_model_destroy(model);
+  mbt_urdf_result_free(&r);
+}
+
+static void test_no_allocation_contact_sap(void** s) {
+  (void)s;
+  if (!mbt__mesh_hulls_available()) skip();
+  contact_steps_allocate_nothing(MBT_CONTACT_SOLVER_SAP);
+}
+
+static void test_no_allocation_contact_pgs(void** s) {
+  (void)s;
+  if (!mbt__mesh_hulls_available()) skip();
+  contact_steps_allocate_nothing(MBT_CONTACT_SOLVER_PGS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_counter_works),
       cmocka_unit_test(test_no_allocation_branched),
       cmocka_unit_test(test_no_allocation_joints),
       cmocka_unit_test(test_no_allocation_user),
+      cmocka_unit_test(test_no_allocation_contact_sap),
+      cmocka_unit_test(test_no_allocation_contact_pgs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

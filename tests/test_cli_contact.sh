@@ -1,6 +1,6 @@
 #!/bin/sh
 # `mbt simulate` with contact: --ground (and the lift onto it), --friction, --pd, --pd-gravity,
-# --contacts, the integrator chosen for contact, input errors; physical facts checked against
+# --contacts, --contact-solver, the integrator chosen for contact, input errors; physical facts checked against
 # values derived by hand (a box at rest carries its weight, a sliding box stops after
 # v²/(2·μ·g)), and Solo12 standing on its PD controller for 10 s.
 # Usage: sh tests/test_cli_contact.sh <source_dir> <binary_dir>.
@@ -85,6 +85,17 @@ near "four contact points" "$(at "$T/rest.csv" contacts 1)" "4" 0
 has "$T/rest_contacts.csv" "t,body_A,body_B,px,py,pz,nx,ny,nz,depth,fx,fy,fz,fn" "contacts log header"
 fn_sum=$(awk -F, '$1 == "1" { s += $14 } END { print s }' "$T/rest_contacts.csv")
 near "the contact points' normal forces sum to the weight" "$fn_sum" "9.81" 1e-3
+
+# ---- the contact solver ---------------------------------------------------------------------
+has "$T/out" "SAP solver" "SAP is the default contact solver"
+run 0 "box on the ground, PGS" "$MBT" simulate "$BOX" --floating --ground --contact-solver pgs --duration 1 \
+  --out "$T/rest_pgs.csv" --no-plot
+has "$T/out" "PGS solver" "--contact-solver pgs selects projected Gauss-Seidel"
+near "rest height, PGS" "$(at "$T/rest_pgs.csv" root_joint.z 1)" "0.04995095" 1e-7
+run 2 "--contact-solver unknown" "$MBT" simulate "$BOX" --floating --ground --contact-solver newton --out "$T/x.csv" --no-plot
+has "$T/err" "--contact-solver is 'sap' or 'pgs', got 'newton'" "--contact-solver's message"
+run 2 "--contact-solver without contact" "$MBT" simulate "$BOX" --floating --contact-solver pgs --out "$T/x.csv" --no-plot
+has "$T/err" "give --ground or a scene" "--contact-solver without contact says why"
 
 # ---- a box sliding on the ground stops after v²/(2·μ·g) -------------------------------------
 # (μ = 1 at most: at μ > width/height = 2 the box would tip over its front edge.)

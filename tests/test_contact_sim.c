@@ -8,7 +8,9 @@
  *   - spheres and cubes colliding in free space (no gravity, no ground) conserve linear and
  *     angular momentum to 1e-9;
  *   - contact results: the normal forces of the resting cube carry its weight, per-body totals
- *     match the per-contact forces; filters; option checks; no allocation while stepping. */
+ *     match the per-contact forces; filters; option checks; no allocation while stepping.
+ * The physical facts are checked with both contact solvers, SAP (the default) and projected
+ * Gauss–Seidel, with the same tolerances. */
 #include "support/test_util.h"
 
 #define G0 9.81
@@ -30,6 +32,13 @@ static int add_ball(mbt_tree* tree, const char* name, double m, double r) {
   return mbt_tree_add_rigid_body(tree, name, &M);
 }
 
+/* The contact solver of the running test (its cmocka state; NULL: the default). */
+static mbt_contact_solver_method g_method = MBT_CONTACT_SOLVER_SAP;
+
+static void use_solver(void** state) {
+  g_method = *state ? *(const mbt_contact_solver_method*)*state : MBT_CONTACT_SOLVER_SAP;
+}
+
 static mbt_simulator* time_stepping(const mbt_tree* tree, mbt_context* ctx, const mbt_contact_model* model) {
   mbt_simulator_options opt = mbt_simulator_default_options();
   opt.integrator = MBT_INTEGRATOR_TIME_STEPPING;
@@ -37,6 +46,7 @@ static mbt_simulator* time_stepping(const mbt_tree* tree, mbt_context* ctx, cons
   mbt_simulator* sim = mbt_simulator_create(tree, ctx, &opt);
   assert_non_null(sim);
   assert_int_equal(mbt_simulator_set_contact_model(sim, model), MBT_OK);
+  assert_int_equal(mbt_simulator_set_contact_solver_method(sim, g_method), MBT_OK);
   return sim;
 }
 
@@ -79,7 +89,7 @@ static bool watch_energy(const mbt_context* ctx, void* user) {
 }
 
 static void test_cube_comes_to_rest(void** state) {
-  (void)state;
+  use_solver(state);
   mbt_tree* tree = mbt_tree_create();
   const double m = 1, a = 0.2;
   const int cube = add_cube(tree, "cube", m, a);
@@ -181,26 +191,28 @@ static void incline(double mu, double theta, double t0, double t1, double* s_t1,
 }
 
 static void test_incline_sticks(void** state) {
-  (void)state;
+  use_solver(state);
   const double theta = 20 * TU_PI / 180;
   double s, v0, v1;
   incline(0.5, theta, 1.0, 2.0, &s, &v0, &v1);
+  print_message("%s: drift %.3g m over [1, 2] s, speed %.3g m/s\n", g_method ? "PGS" : "SAP", s, v1);
   assert_true(fabs(s) < 1e-3);
   assert_true(fabs(v1) < 1e-4);
 }
 
 static void test_incline_slides(void** state) {
-  (void)state;
+  use_solver(state);
   const double theta = 20 * TU_PI / 180, mu = 0.2;
   double s, v0, v1;
   incline(mu, theta, 0.5, 1.5, &s, &v0, &v1);
   const double a = G0 * (sin(theta) - mu * cos(theta));
+  print_message("%s: acceleration %.6g m/s² (exact %.6g)\n", g_method ? "PGS" : "SAP", v1 - v0, a);
   tu_assert_rel(v1 - v0, a, 0, 0.01, "downhill acceleration");
 }
 
 /* ---- a sphere rolling ------------------------------------------------------------------------ */
 static void test_sphere_rolls(void** state) {
-  (void)state;
+  use_solver(state);
   mbt_tree* tree = mbt_tree_create();
   const double r = 0.1, v0 = 1.0;
   const int ball = add_ball(tree, "ball", 1.5, r);
@@ -236,7 +248,7 @@ static void momentum(const mbt_tree* tree, mbt_context* ctx, double* L) {
 }
 
 static void test_free_collisions_conserve_momentum(void** state) {
-  (void)state;
+  use_solver(state);
   mbt_tree* tree = mbt_tree_create();
   assert_int_equal(mbt_tree_set_gravity(tree, mbt_vec3_zero()), MBT_OK);
   enum { N = 6 };
@@ -289,7 +301,7 @@ static void test_free_collisions_conserve_momentum(void** state) {
  * explicit penalty diverges. In the contact problem the limit is implicit: the slider comes
  * to rest at lower − m·g/k, and its energy (kinetic + gravity + the limit spring) never grows. */
 static void test_light_body_on_its_limit(void** state) {
-  (void)state;
+  use_solver(state);
   mbt_tree* tree = mbt_tree_create();
   const int b = add_cube(tree, "finger", 0.015, 0.02);
   const int j = mbt_tree_add_prismatic_joint(tree, "slide", 0, NULL, b, NULL, mbt_vec3_make(0, 0, 1), 0);
@@ -322,7 +334,7 @@ static void test_light_body_on_its_limit(void** state) {
 
 /* ---- filters and errors ---------------------------------------------------------------------- */
 static void test_filters_and_errors(void** state) {
-  (void)state;
+  use_solver(state);
   mbt_tree* tree = mbt_tree_create();
   const int a = add_cube(tree, "a", 1, 0.1), b = add_cube(tree, "b", 1, 0.1), c = add_cube(tree, "c", 1, 0.1);
   const int d = add_cube(tree, "d", 1, 0.1);
@@ -360,6 +372,10 @@ static void test_filters_and_errors(void** state) {
   assert_int_equal(mbt_simulator_set_contact_model(sim, m), MBT_ERR_INVALID_ARGUMENT);
   assert_contains(mbt_simulator_last_error(sim), "time_stepping");
   assert_int_equal(mbt_simulator_set_contact_solver(sim, 10, 1e-6), MBT_ERR_INVALID_ARGUMENT);
+  assert_int_equal(mbt_simulator_set_contact_solver_method(sim, MBT_CONTACT_SOLVER_PGS), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_simulator_last_error(sim), "no contact model");
+  assert_int_equal(mbt_simulator_set_contact_solver_method(sim, (mbt_contact_solver_method)7), MBT_ERR_INVALID_ARGUMENT);
+  assert_contains(mbt_simulator_last_error(sim), "unknown method 7");
   mbt_simulator_destroy(sim);
   assert_int_equal(mbt_integrator_from_name("time_stepping"), MBT_INTEGRATOR_TIME_STEPPING);
   mbt_context_destroy(ctx);
@@ -367,12 +383,16 @@ static void test_filters_and_errors(void** state) {
   mbt_tree_destroy(tree);
 }
 
+static mbt_contact_solver_method SAP = MBT_CONTACT_SOLVER_SAP, PGS = MBT_CONTACT_SOLVER_PGS;
+
+#define BOTH(test) cmocka_unit_test_prestate(test, &SAP), cmocka_unit_test_prestate(test, &PGS)
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_cube_comes_to_rest), cmocka_unit_test(test_incline_sticks),
-      cmocka_unit_test(test_incline_slides),     cmocka_unit_test(test_sphere_rolls),
-      cmocka_unit_test(test_free_collisions_conserve_momentum), cmocka_unit_test(test_filters_and_errors),
-      cmocka_unit_test(test_light_body_on_its_limit),
+      BOTH(test_cube_comes_to_rest), BOTH(test_incline_sticks),
+      BOTH(test_incline_slides),     BOTH(test_sphere_rolls),
+      BOTH(test_free_collisions_conserve_momentum), cmocka_unit_test(test_filters_and_errors),
+      BOTH(test_light_body_on_its_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
