@@ -1,15 +1,22 @@
-/* bench_contact.c: mbt_bench_contact, the contact benchmark. Solo12 standing on the ground on
- * a joint PD controller (KP = 20 N·m/rad, KD = 0.3 N·m·s/rad, holding the default pose), 1 ms
- * steps: the time of one step of mbt's time stepping (contact detection on the collision
- * meshes' convex hulls and the ground, the contact problem, the step) beside MuJoCo's mj_step
- * on the same URDF with the same collision meshes (MuJoCo also collides their convex hulls)
- * and a ground plane, the same controller in qfrc_applied, timed in alternating batches of
- * 100 steps on the thread's CPU clock (the machine is shared). Both settle for 1 s first; the
- * steps timed continue the standing. Prints the medians, the ratio and the real-time factors,
- * the contact points each side finds and the heap allocations made while stepping.
+/* bench_contact.c: mbt_bench_contact, the contact benchmark.
+ * 1. Solo12 standing on the ground on a joint PD controller (KP = 20 N·m/rad, KD = 0.3
+ *    N·m·s/rad, holding the default pose), 1 ms steps: the time of one step of mbt's time
+ *    stepping (contact detection on the collision meshes' convex hulls and the ground, the
+ *    contact problem, the step) with each contact solver (SAP, PGS) beside MuJoCo's mj_step on
+ *    the same URDF with the same collision meshes (MuJoCo also collides their convex hulls)
+ *    and a ground plane, the same controller in qfrc_applied, timed in alternating batches of
+ *    100 steps on the thread's CPU clock (the machine is shared). All settle for 1 s first;
+ *    the steps timed continue the standing. Prints the medians, the ratios and the real-time
+ *    factors, the contact points each side finds, the solvers' iterations per step and steps
+ *    stopped at their iteration limit, and the heap allocations made while stepping.
+ * 2. The scene of scenes/two_arms_box.json built with the C API (two Franka Panda arms and a
+ *    0.5 kg box on the ground, μ = 0.6, no control): its first 3 s (3000 steps: the left arm
+ *    falls onto the box and pushes it) with each solver, in alternating batches of 100 steps:
+ *    the median step time, iterations per step and steps stopped at the limit.
  * Exits 1 if either robot falls (base below 0.3 m) or mbt's steps allocate.
- * Usage: mbt_bench_contact [--seconds S] (the time budget of the measurement, default 2). */
+ * Usage: mbt_bench_contact [--seconds S] (the time budget of part 1, default 2). */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,7 @@ typedef struct {
   mbt_simulator* sim;
   double q_ref[32];
   double t;
+  mbt_simulator_stats timed_from; /* the stats when the timing started */
 } mbt_side;
 
 /* tau = KP·(q_ref − q) − KD·v on the 12 revolute joints (q index ≥ 7, v index ≥ 6). */
@@ -53,7 +61,7 @@ static int mbt_step(void* user, int k) {
 }
 
 /* Solo12 floating, its collision meshes' hulls and the ground (μ = 1), lifted to touch. */
-static bool mbt_side_create(mbt_side* s) {
+static bool mbt_side_create(mbt_side* s, mbt_contact_solver_method method) {
   memset(s, 0, sizeof *s);
   if (mbt_urdf_load_file(kModel, MBT_URDF_FLOATING, &s->urdf) != MBT_OK) {
     fprintf(stderr, "mbt_bench_contact: %s\n", s->urdf.error);
@@ -76,7 +84,9 @@ static bool mbt_side_create(mbt_side* s) {
   o.integrator = MBT_INTEGRATOR_TIME_STEPPING;
   o.dt = H;
   s->sim = mbt_simulator_create(tree, s->ctx, &o);
-  if (!s->sim || mbt_simulator_set_contact_model(s->sim, s->contact) != MBT_OK) return false;
+  if (!s->sim || mbt_simulator_set_contact_model(s->sim, s->contact) != MBT_OK ||
+      mbt_simulator_set_contact_solver_method(s->sim, method) != MBT_OK)
+    return false;
   mbt_simulator_set_control(s->sim, pd, s);
   for (int i = 0; i < 1000; ++i)
     if (mbt_step(s, 0) != MBT_OK) return false;
@@ -287,6 +297,129 @@ static double time_batch(mbt_bench_fn fn, void* user, int* status) {
   return (cpu_now() - t0) / BATCH;
 }
 
+/* Iterations per step and steps stopped at the limit since the timing started. */
+static void print_solver_stats(const char* name, const mbt_side* s) {
+  const mbt_simulator_stats st = mbt_simulator_get_stats(s->sim);
+  const long steps = st.steps_taken - s->timed_from.steps_taken;
+  printf("  %s: %.2f iterations per step, %ld of %ld steps stopped at the iteration limit, largest residual %.2g\n",
+         name, (double)(st.contact_iterations - s->timed_from.contact_iterations) / (double)(steps ? steps : 1),
+         st.contact_unconverged - s->timed_from.contact_unconverged, steps, st.contact_residual_max);
+}
+
+/* ---- the two-arm scene (scenes/two_arms_box.json) ------------------------------------------ */
+typedef struct {
+  mbt_urdf_result panda, box;
+  mbt_tree* tree;
+  mbt_context* ctx;
+  mbt_contact_model* contact;
+  mbt_simulator* sim;
+  double t;
+} scene_side;
+
+static int scene_step(void* user, int k) {
+  (void)k;
+  scene_side* s = user;
+  s->t += H;
+  return mbt_simulator_advance_to(s->sim, s->t);
+}
+
+static mbt_transform pose_xyz_yaw(double x, double y, double z, double yaw) {
+  mbt_transform X = mbt_transform_identity();
+  X.R = mbt_rotation_from_rpy(mbt_vec3_make(0, 0, yaw));
+  X.p = mbt_vec3_make(x, y, z);
+  return X;
+}
+
+/* name = q for the scene file's initial joint positions. */
+static bool set_joint(scene_side* s, const char* name, double q) {
+  const int j = mbt_tree_joint_by_name(s->tree, name);
+  return j >= 0 && mbt_joint_set_positions(s->ctx, j, &q, 1) == MBT_OK;
+}
+
+static bool scene_side_create(scene_side* s, mbt_contact_solver_method method) {
+  memset(s, 0, sizeof *s);
+  if (mbt_urdf_load_file(MBT_SOURCE_DIR "/models/panda.urdf", 0, &s->panda) != MBT_OK ||
+      mbt_urdf_load_file(MBT_SOURCE_DIR "/scenes/box.urdf", MBT_URDF_FLOATING, &s->box) != MBT_OK)
+    return false;
+  s->tree = mbt_tree_create();
+  const double half_pi = 1.5707963267948966;
+  const mbt_transform X_left = pose_xyz_yaw(0, -0.6, 0, half_pi), X_right = pose_xyz_yaw(0, 0.6, 0, -half_pi);
+  const mbt_transform X_box = pose_xyz_yaw(0, 0, 0.05, 0);
+  if (mbt_tree_add_model_instance(s->tree, s->panda.tree, "left", &X_left) < 0 ||
+      mbt_tree_add_model_instance(s->tree, s->panda.tree, "right", &X_right) < 0 ||
+      mbt_tree_add_model_instance(s->tree, s->box.tree, "box", &X_box) < 0 || mbt_tree_finalize(s->tree) != MBT_OK)
+    return false;
+  s->ctx = mbt_context_create(s->tree);
+  static const struct { const char* joint; double q; } kQ[] = {
+      {"left::panda_joint2", 0.5},          {"left::panda_joint4", -1.0},         {"left::panda_joint6", 1.5},
+      {"left::panda_finger_joint1", 0.02},  {"left::panda_finger_joint2", 0.02},  {"right::panda_joint4", -0.5},
+      {"right::panda_joint6", 0.5},         {"right::panda_finger_joint1", 0.02}, {"right::panda_finger_joint2", 0.02}};
+  for (size_t k = 0; k < sizeof kQ / sizeof kQ[0]; ++k)
+    if (!set_joint(s, kQ[k].joint, kQ[k].q)) return false;
+  mbt_contact_material mat = mbt_contact_material_default();
+  mat.static_friction = mat.dynamic_friction = 0.6;
+  s->contact = mbt_contact_model_create(s->tree);
+  if (mbt_contact_model_add_collision_geometry(s->contact, &mat) < 0 ||
+      mbt_contact_model_add_ground(s->contact, mbt_vec3_make(0, 0, 1), 0, &mat) < 0)
+    return false;
+  mbt_simulator_options o = mbt_simulator_default_options();
+  o.integrator = MBT_INTEGRATOR_TIME_STEPPING;
+  o.dt = H;
+  s->sim = mbt_simulator_create(s->tree, s->ctx, &o);
+  return s->sim && mbt_simulator_set_contact_model(s->sim, s->contact) == MBT_OK &&
+         mbt_simulator_set_contact_solver_method(s->sim, method) == MBT_OK;
+}
+
+static void scene_side_destroy(scene_side* s) {
+  mbt_simulator_destroy(s->sim);
+  mbt_contact_model_destroy(s->contact);
+  mbt_context_destroy(s->ctx);
+  mbt_tree_destroy(s->tree);
+  mbt_urdf_result_free(&s->panda);
+  mbt_urdf_result_free(&s->box);
+}
+
+/* The box's x (its floating joint's q = [qw qx qy qz x y z]); NAN if it has no floating joint. */
+static double box_x(const scene_side* s) {
+  for (int j = 0; j < mbt_tree_num_joints(s->tree); ++j)
+    if (mbt_joint_type_of(s->tree, j) == MBT_JOINT_QUATERNION_FLOATING)
+      return mbt_joint_positions(mbt_simulator_context(s->sim), j)[4];
+  return NAN;
+}
+
+/* The scene's first 3 s with SAP and with PGS in alternating batches. */
+static int bench_scene(void) {
+  scene_side a, b;
+  if (!scene_side_create(&a, MBT_CONTACT_SOLVER_SAP) || !scene_side_create(&b, MBT_CONTACT_SOLVER_PGS)) {
+    fprintf(stderr, "mbt_bench_contact: cannot build the two-arm scene\n");
+    return 1;
+  }
+  enum { NB = 3000 / BATCH };
+  double ta[NB], tb[NB], tr[NB];
+  int rc = 0;
+  for (int k = 0; k < NB; ++k) {
+    ta[k] = time_batch(scene_step, &a, &rc);
+    tb[k] = time_batch(scene_step, &b, &rc);
+    tr[k] = ta[k] / tb[k];
+  }
+  const mbt_simulator_stats sa = mbt_simulator_get_stats(a.sim), sb = mbt_simulator_get_stats(b.sim);
+  printf("\ntwo arms and a box (scenes/two_arms_box.json), 3000 steps of 1 ms, %d alternating batches of %d steps,"
+         " thread CPU time, medians:\n", NB, BATCH);
+  const scene_side* side[2] = {&a, &b};
+  const mbt_simulator_stats* st[2] = {&sa, &sb};
+  const double med[2] = {median(ta, NB), median(tb, NB)};
+  for (int i = 0; i < 2; ++i)
+    printf("  %s: %8.2f µs per step, %.2f iterations per step, %ld of %ld steps stopped at the iteration limit,"
+           " largest residual %.2g, box at x = %.4f m\n", i ? "PGS" : "SAP", 1e6 * med[i],
+           (double)st[i]->contact_iterations / (double)st[i]->steps_taken, st[i]->contact_unconverged,
+           st[i]->steps_taken, st[i]->contact_residual_max,
+           box_x(side[i]));
+  printf("  ratio SAP / PGS: %.3f (median of the per-batch ratios)\n", median(tr, NB));
+  scene_side_destroy(&a);
+  scene_side_destroy(&b);
+  return rc;
+}
+
 int main(int argc, char** argv) {
   mbt_bench_timing timing;
   mbt_bench_timing_default(&timing);
@@ -299,58 +432,79 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  mbt_side ms;
-  if (!mbt_side_create(&ms)) return 1;
+  mbt_side ms, mp;
+  if (!mbt_side_create(&ms, MBT_CONTACT_SOLVER_SAP) || !mbt_side_create(&mp, MBT_CONTACT_SOLVER_PGS)) return 1;
   const mbt_context* mc = mbt_simulator_context(ms.sim);
   printf("Solo12 standing on the ground, PD %g/%g, 1 ms steps; %s, %s\n", KP, KD, mbt_bench_cpu_model(),
          mbt_bench_build_type());
-  printf("after 1 s: mbt base height %.5f m, %d contact points\n", mbt_context_q(mc)[6],
-         mbt_simulator_num_contacts(ms.sim));
+  printf("after 1 s: mbt base height %.5f m (SAP), %.5f m (PGS), %d contact points\n", mbt_context_q(mc)[6],
+         mbt_context_q(mbt_simulator_context(mp.sim))[6], mbt_simulator_num_contacts(ms.sim));
+  ms.timed_from = mbt_simulator_get_stats(ms.sim);
+  mp.timed_from = mbt_simulator_get_stats(mp.sim);
   int rc = 0;
 #ifdef MBT_BENCH_MUJOCO
   mj_side js;
   if (!mj_side_create(&js, &ms)) return 1;
   printf("after 1 s: MuJoCo %s base height %.5f m, %d contact points\n", mj_versionString(), js.d->qpos[2],
          js.d->ncon);
-  const int nb = (int)(timing.min_seconds / (BATCH * 2 * 100e-6)) + 10;
+  const int nb = (int)(timing.min_seconds / (BATCH * 3 * 100e-6)) + 10;
   double* ta = malloc(sizeof(double) * (size_t)nb);
+  double* tp = malloc(sizeof(double) * (size_t)nb);
   double* tb = malloc(sizeof(double) * (size_t)nb);
   double* tr = malloc(sizeof(double) * (size_t)nb);
-  if (!ta || !tb || !tr) return 1;
+  double* trp = malloc(sizeof(double) * (size_t)nb);
+  if (!ta || !tp || !tb || !tr || !trp) return 1;
   const long allocs_before = mbt_bench_alloc_count();
   long mbt_allocs = 0;
   for (int k = 0; k < nb; ++k) {
     const long a0 = mbt_bench_alloc_count();
     ta[k] = time_batch(mbt_step, &ms, &rc);
+    tp[k] = time_batch(mbt_step, &mp, &rc);
     mbt_allocs += mbt_bench_alloc_count() - a0;
     tb[k] = time_batch(mj_step_pd, &js, &rc);
     tr[k] = ta[k] / tb[k];
+    trp[k] = tp[k] / tb[k];
   }
-  const double a_med = median(ta, nb), b_med = median(tb, nb), r_med = median(tr, nb);
+  const double a_med = median(ta, nb), p_med = median(tp, nb), b_med = median(tb, nb);
+  const double r_med = median(tr, nb), rp_med = median(trp, nb);
   printf("%d alternating batches of %d steps each, thread CPU time, medians:\n", nb, BATCH);
-  printf("mbt time_stepping step:  %8.2f µs  real-time factor %.1f\n", 1e6 * a_med, H / a_med);
-  printf("MuJoCo mj_step:          %8.2f µs  real-time factor %.1f\n", 1e6 * b_med, H / b_med);
-  printf("ratio mbt / MuJoCo:      %8.3f (median of the per-batch ratios; p10 %.3f, p90 %.3f)\n", r_med,
+  printf("mbt time_stepping step, SAP: %8.2f µs  real-time factor %.1f\n", 1e6 * a_med, H / a_med);
+  printf("mbt time_stepping step, PGS: %8.2f µs  real-time factor %.1f\n", 1e6 * p_med, H / p_med);
+  printf("MuJoCo mj_step:              %8.2f µs  real-time factor %.1f\n", 1e6 * b_med, H / b_med);
+  printf("ratio mbt SAP / MuJoCo:      %8.3f (median of the per-batch ratios; p10 %.3f, p90 %.3f)\n", r_med,
          tr[nb / 10], tr[nb - 1 - nb / 10]);
-  printf("heap allocations while stepping: mbt %ld, both sides %ld\n", mbt_allocs,
+  printf("ratio mbt PGS / MuJoCo:      %8.3f (p10 %.3f, p90 %.3f)\n", rp_med, trp[nb / 10], trp[nb - 1 - nb / 10]);
+  print_solver_stats("SAP", &ms);
+  print_solver_stats("PGS", &mp);
+  printf("heap allocations while stepping: mbt %ld, all sides %ld\n", mbt_allocs,
          mbt_bench_alloc_count() - allocs_before);
-  printf("after the timing: mbt base height %.5f m, MuJoCo %.5f m\n", mbt_context_q(mc)[6], js.d->qpos[2]);
-  /* The instrument's own checks: both stand (base above 0.3 m), mbt's steps allocate nothing. */
-  if (mbt_allocs > 0 || !(mbt_context_q(mc)[6] > 0.3) || !(js.d->qpos[2] > 0.3)) {
+  printf("after the timing: mbt base height %.5f m (SAP), %.5f m (PGS), MuJoCo %.5f m\n", mbt_context_q(mc)[6],
+         mbt_context_q(mbt_simulator_context(mp.sim))[6], js.d->qpos[2]);
+  /* The instrument's own checks: all stand (base above 0.3 m), mbt's steps allocate nothing. */
+  if (mbt_allocs > 0 || !(mbt_context_q(mc)[6] > 0.3) || !(mbt_context_q(mbt_simulator_context(mp.sim))[6] > 0.3) ||
+      !(js.d->qpos[2] > 0.3)) {
     fprintf(stderr, "mbt_bench_contact: a robot fell or mbt's steps allocated\n");
     rc = 1;
   }
   free(ta);
+  free(tp);
   free(tb);
   free(tr);
+  free(trp);
   mj_deleteData(js.d);
   mj_deleteModel(js.m);
 #else
-  mbt_bench_stats a;
+  mbt_bench_stats a, p;
   rc = mbt_bench_time(&timing, mbt_step, &ms, 1, &a);
-  printf("mbt time_stepping step:  %8.2f µs  real-time factor %.1f (MuJoCo not built in)\n", a.median / 1e3,
+  rc |= mbt_bench_time(&timing, mbt_step, &mp, 1, &p);
+  printf("mbt time_stepping step, SAP: %8.2f µs  real-time factor %.1f (MuJoCo not built in)\n", a.median / 1e3,
          1e6 * H / a.median * 1e3);
+  printf("mbt time_stepping step, PGS: %8.2f µs  real-time factor %.1f\n", p.median / 1e3, 1e6 * H / p.median * 1e3);
+  print_solver_stats("SAP", &ms);
+  print_solver_stats("PGS", &mp);
 #endif
   mbt_side_destroy(&ms);
+  mbt_side_destroy(&mp);
+  rc |= bench_scene();
   return rc == MBT_OK ? 0 : 1;
 }
