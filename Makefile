@@ -19,7 +19,7 @@ test: all
 	@ctest --test-dir $(BUILD) --output-on-failure -j2
 
 run: all
-	@$(BUILD)/mbt simulate
+	@$(BUILD)/mbt simulate --ground
 
 asan-test: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMBT_SANITIZE=ON -DMBT_WERROR=ON $(CMAKE_FLAGS) >/dev/null
