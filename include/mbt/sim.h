@@ -101,17 +101,19 @@ const mbt_contact_result* mbt_simulator_contact_results(const mbt_simulator* sim
 /* The last step's total contact force on every body, F_Bo_W (at the body origin, in W, at the
  * step's start configuration), indexed by body (num_bodies entries). */
 int mbt_simulator_contact_body_forces(const mbt_simulator* sim, mbt_spatial_force* F_Bo_W, int num_bodies);
-/* Contact solver limits: iterations (>= 1, default 100) and relative tolerance (> 0, default
- * 1e-6). SAP: Newton iterations, stopping when the momentum residual ‖D·(M·(v − v*) − Jᵀ·γ)‖
- * (D = diag(M)^(−1/2)) is below tolerance·max(‖D·M·(v − v*)‖, ‖D·Jᵀ·γ‖). PGS: sweeps, stopping
- * when a sweep changes no contact velocity by more than tolerance·max |v_c*|. */
+/* The selected contact solver's limits (each method keeps its own): iterations (>= 1, default
+ * 100) and relative tolerance (> 0). SAP (default 1e-10): Newton iterations, stopping when the
+ * momentum residual ‖D·(M·(v − v*) − Jᵀ·γ)‖ (D = diag(M)^(−1/2)) is below
+ * 1e-14 + tolerance·max(‖D·M·(v − v*)‖, ‖D·Jᵀ·γ‖). PGS (default 1e-6): sweeps, stopping when a
+ * sweep changes no contact velocity by more than tolerance·max |v_c*|. */
 int mbt_simulator_set_contact_solver(mbt_simulator* sim, int max_iterations, mbt_real tolerance);
 
 /* The contact problem's solver (docs/contact.md):
- *   SAP (default): Drake's convex formulation [Castro et al., IEEE T-RO 2022], the velocities
- *     minimizing a convex function by Newton's method with an exact line search; friction μ_d
- *     regularized (stiction creeps at σ·h·g·…, micrometres per second); converges in a few
- *     iterations on every step;
+ *   SAP (default): Drake's SAP solver [Castro et al., IEEE T-RO 2022] on the "lagged" convex
+ *     approximation (the friction bound μ_d·n0 from the normal impulse at the start of the
+ *     step, stiction regularized: a sticking contact creeps at micrometres per second): the
+ *     velocities minimizing a convex function by Newton's method with an exact line search;
+ *     converges in a few iterations on every step;
  *   PGS: projected Gauss–Seidel on exact Coulomb friction with static and dynamic coefficients
  *     (no creep), which may stop at its sweep limit on many redundant contacts. */
 typedef enum { MBT_CONTACT_SOLVER_SAP = 0, MBT_CONTACT_SOLVER_PGS = 1 } mbt_contact_solver_method;

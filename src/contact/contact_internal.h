@@ -122,9 +122,10 @@ mbt__contact_solver_stats mbt__solve_contact_problem(const mbt__contact_problem*
                                                      const mbt__contact_solver_options* opt, mbt_real* gamma,
                                                      mbt_real* vc);
 
-/* The same step as a convex minimization in the velocities (Drake's SAP; sap_solver.c): the
- * implicit normal law of each contact (b_n, R_n), friction μ (one coefficient: a convex
- * problem has no static/dynamic distinction) regularized by the tangential compliance R_t. */
+/* The same step as a convex minimization in the velocities (Drake's SAP solver on the
+ * lagged approximation; sap_solver.c): the implicit normal law of each contact (b_n, R_n),
+ * friction bounded by μ·n0 with n0 the normal impulse at the start of the step, regularized by
+ * the tangential compliance R_t. */
 typedef struct {
   int nv, num_contacts;
   const mbt_real* M;       /* [nv × nv] the mass matrix (both triangles) */
@@ -136,6 +137,7 @@ typedef struct {
   const mbt_real* R_n;     /* [nc] */
   const mbt_real* R_t;     /* [nc] friction regularization (mbt__sap_friction_compliance) */
   const mbt_real* mu;      /* [nc] friction (0: a frictionless row) */
+  const mbt_real* n0;      /* [nc] the normal impulse at the start of the step (>= 0) */
 } mbt__sap_problem;
 
 /* Scratch of the SAP solver, sized for nv velocities and cap contacts (allocated by the

@@ -1,24 +1,28 @@
 /* sap_solver.c: the contact impulses of one discrete step as the minimizer of a convex,
- * unconstrained function of the velocities (contact_internal.h), after Drake's SAP solver
- * [Castro, Han, Permenter, Drake Team, "An unconstrained convex formulation of compliant
- * contact", IEEE T-RO 39(2), 2022].
+ * unconstrained function of the velocities (contact_internal.h): Drake's SAP solver [Castro,
+ * Han, Permenter, Drake Team, "An unconstrained convex formulation of compliant contact",
+ * IEEE T-RO 39(2), 2022] on the "lagged" convex approximation of compliant contact with
+ * regularized friction [Castro, Han, Masterjohn, "A theory of irrotational contact fields",
+ * 2023; Drake's DiscreteContactApproximation::kLagged].
  *
- * Per contact i, in its frame (rows n, t1, t2), the compliance R_i = diag(R_n, R_t, R_t) and
- * the bias v̂_i = (b_n, 0, 0): R_n and b_n are the implicit Kelvin–Voigt normal law of
- * contact_solver.c, R_t = σ·w_i regularizes friction (w_i = trace(W_ii)/3, σ = 10⁻³, SAP's
- * §V-C). With y_i = −R_i⁻¹·(v_c,i − v̂_i), the impulse is the projection of y_i on the friction
- * cone F_i = {‖γ_t‖ <= μ·γ_n} in the norm of R_i, γ_i = P_i(y_i), and the velocities after the
- * step minimize
- *   ℓ(v) = ½·‖v − v*‖²_M + Σ_i ½·P_i(y_i)ᵀ·R_i·P_i(y_i),  v_c = J·v,
- * a convex function whose gradient is the momentum residual and whose Hessian is
- *   ∇ℓ = M·(v − v*) − Jᵀ·γ,   ∇²ℓ = M + Jᵀ·G·J,  G_i = ∂P_i/∂y_i·R_i⁻¹ (SAP §IV, §VI).
- * At its minimizer M·(v − v*) = Jᵀ·γ: the momentum balance of the step. In the stiction
- * region γ = y (a slip R_t·γ_t, of order σ·h·g: micrometres per second), in the sliding region
- * ‖γ_t‖ = μ·γ_n with γ_t opposing the slip, in the separating region γ = 0.
+ * Per contact i, in its frame (rows n, t1, t2):
+ *   normal:   γ_n = max(0, (b_n − v_n)/R_n), the implicit Kelvin–Voigt law of
+ *             contact_solver.c, the derivative of the convex ½·R_n·γ_n²;
+ *   friction: Coulomb's law with the bound μ·n0, n0 the normal impulse at the start of the
+ *             step (lagged: it does not depend on the unknowns, which keeps the problem
+ *             convex without SAP's coupling of γ_n to the slip, whose normal velocity μ·‖v_t‖
+ *             lifts sliding bodies), regularized within the slip R_t·μ·n0: the derivative of
+ *             the Huber function ℓ_t = ‖v_t‖²/(2·R_t) (stiction, the slip R_t·‖γ_t‖) or
+ *             μ·n0·(‖v_t‖ − ½·R_t·μ·n0) (sliding, ‖γ_t‖ = μ·n0 against the slip);
+ *             R_t = σ·w_i, w_i = trace(W_ii)/3, σ = 10⁻³ (SAP §V-C).
+ * The velocities after the step minimize
+ *   ℓ(v) = ½·‖v − v*‖²_M + Σ_i ℓ_i(J_i·v),  ∇ℓ = M·(v − v*) − Jᵀ·γ,  ∇²ℓ = M + Jᵀ·G·J,
+ * G_i = −∂γ_i/∂v_c,i, symmetric positive semidefinite (SAP §IV, §VI). At the minimizer
+ * M·(v − v*) = Jᵀ·γ: the momentum balance of the step.
  * Newton's method with an exact line search (the root of dℓ/dα on [0, α_max] by safeguarded
  * Newton–bisection) minimizes ℓ; it stops when the scaled momentum residual
  *   ‖D·∇ℓ‖ <= ε_a + ε_r·max(‖D·M·(v − v*)‖, ‖D·Jᵀ·γ‖),  D = diag(M)^(−1/2)   (SAP §VI-B)
- * with ε_r the solver's tolerance. Frictionless rows (μ = 0: joint limits) project on γ_n >= 0
+ * with ε_r the solver's tolerance. Frictionless rows (μ = 0: joint limits) have the normal law
  * alone. Nothing is allocated. */
 #include <string.h>
 
@@ -30,36 +34,29 @@
 #define SAP_ALPHA_MAX 1.5     /* the line search's bracket [0, α_max] (SAP §VI-C) */
 #define SAP_LS_ITERATIONS 100
 
-/* γ_i = P_i(y_i) and G_i (3×3, row-major) of contact i at its velocity vc (n, t1, t2). */
-static void project(const mbt__sap_problem* p, int i, const mbt_real* vc, mbt_real* g, mbt_real* G) {
-  const mbt_real Rn = p->R_n[i], Rt = p->R_t[i], mu = p->mu[i];
-  const mbt_real yn = (p->b_n[i] - vc[0]) / Rn;
+/* γ_i and G_i = −∂γ_i/∂v_c,i (3×3, row-major) of contact i at its velocity vc (n, t1, t2):
+ *   γ_n = max(0, (b_n − v_n)/R_n),  G_nn = 1/R_n where γ_n > 0;
+ *   with g = μ·n0 (the lagged friction bound) and s = ‖v_t‖:
+ *   s <= R_t·g (stiction):  γ_t = −v_t/R_t,  G_tt = I/R_t;
+ *   otherwise (sliding):    γ_t = −g·v_t/s,  G_tt = (g/s)·(I − t̂·t̂ᵀ), t̂ = v_t/s. */
+static void impulse(const mbt__sap_problem* p, int i, const mbt_real* vc, mbt_real* g, mbt_real* G) {
+  const mbt_real Rn = p->R_n[i], Rt = p->R_t[i], bound = p->mu[i] * p->n0[i];
   for (int k = 0; k < 9; ++k) G[k] = 0;
-  g[0] = g[1] = g[2] = 0;
-  if (!(mu > 0 && Rt > 0)) { /* frictionless: γ_n = max(0, y_n) */
-    if (yn > 0) g[0] = yn, G[0] = 1 / Rn;
+  const mbt_real yn = (p->b_n[i] - vc[0]) / Rn;
+  g[0] = yn > 0 ? yn : 0;
+  g[1] = g[2] = 0;
+  if (yn > 0) G[0] = 1 / Rn;
+  if (!(bound > 0 && Rt > 0)) return;
+  const mbt_real s = mbt_sqrt(vc[1] * vc[1] + vc[2] * vc[2]);
+  if (s <= Rt * bound) {
+    g[1] = -vc[1] / Rt, g[2] = -vc[2] / Rt;
+    G[4] = G[8] = 1 / Rt;
     return;
   }
-  const mbt_real y1 = -vc[1] / Rt, y2 = -vc[2] / Rt, yr = mbt_sqrt(y1 * y1 + y2 * y2);
-  const mbt_real mu_hat = mu * Rt / Rn;
-  if (yr <= mu * yn) { /* stiction: y inside the cone */
-    g[0] = yn, g[1] = y1, g[2] = y2;
-    G[0] = 1 / Rn, G[4] = G[8] = 1 / Rt;
-    return;
-  }
-  if (yn <= -mu_hat * yr) return; /* in the polar cone: separating */
-  /* Sliding: γ_n = (y_n + μ̂·y_r)/(1 + μ·μ̂), γ_t = μ·γ_n·t̂, t̂ = y_t/y_r. */
-  const mbt_real s = 1 / (1 + mu * mu_hat), gn = (yn + mu_hat * yr) * s;
-  const mbt_real t[2] = {y1 / yr, y2 / yr}, ratio = mu * gn / yr;
-  g[0] = gn, g[1] = mu * gn * t[0], g[2] = mu * gn * t[1];
-  /* G = ∂P/∂y·R⁻¹: ∂γ_n/∂y_n = s, ∂γ_n/∂y_t = s·μ̂·t̂ᵀ, ∂γ_t/∂y_n = s·μ·t̂,
-   * ∂γ_t/∂y_t = s·μ·μ̂·t̂·t̂ᵀ + μ·γ_n/y_r·(I − t̂·t̂ᵀ). */
-  G[0] = s / Rn;
-  for (int a = 0; a < 2; ++a) {
-    G[1 + a] = G[3 * (1 + a)] = s * mu * t[a] / Rn;
-    for (int b = 0; b < 2; ++b)
-      G[3 * (1 + a) + 1 + b] = (s * mu * mu_hat * t[a] * t[b] + ratio * ((a == b) - t[a] * t[b])) / Rt;
-  }
+  const mbt_real t[2] = {vc[1] / s, vc[2] / s}, c = bound / s;
+  g[1] = -bound * t[0], g[2] = -bound * t[1];
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) G[3 * (1 + a) + 1 + b] = c * ((a == b) - t[a] * t[b]);
 }
 
 /* out = J_i·x for contact i (3 rows, over its nonzero dofs). */
@@ -82,8 +79,8 @@ static void matvec(const mbt_real* A, int n, const mbt_real* x, mbt_real* y) {
   }
 }
 
-/* γ, G and v_c at v; the gradient ∇ℓ = M·(v − v*) − Jᵀ·γ in w->grad; the stopping test's
- * relative residual ‖D·∇ℓ‖ / max(‖D·M·(v − v*)‖, ‖D·Jᵀ·γ‖) (0 when both vanish). */
+/* γ, G and v_c at v; the gradient ∇ℓ = M·(v − v*) − Jᵀ·γ in w->grad; whether it passes the
+ * stopping test, and its relative residual ‖D·∇ℓ‖ / (max(‖D·M·(v − v*)‖, ‖D·Jᵀ·γ‖) + ε_a/ε_r). */
 static mbt_real gradient(const mbt__sap_problem* p, mbt__sap_workspace* w, const mbt_real* v, bool* converged,
                          mbt_real tol) {
   const int nv = p->nv, nc = p->num_contacts;
@@ -92,7 +89,7 @@ static mbt_real gradient(const mbt__sap_problem* p, mbt__sap_workspace* w, const
   memset(w->jtg, 0, sizeof(mbt_real) * (size_t)nv);
   for (int i = 0; i < nc; ++i) {
     contact_rows_times(p, i, v, w->vc + 3 * i);
-    project(p, i, w->vc + 3 * i, w->gamma + 3 * i, w->G + 9 * i);
+    impulse(p, i, w->vc + 3 * i, w->gamma + 3 * i, w->G + 9 * i);
     const int* nz = p->nz + (size_t)i * (size_t)nv;
     const mbt_real* J = p->J + (size_t)(3 * i) * (size_t)nv;
     for (int r = 0; r < 3; ++r)
@@ -107,9 +104,10 @@ static mbt_real gradient(const mbt__sap_problem* p, mbt__sap_workspace* w, const
     p2 += d2 * w->Mdv[k] * w->Mdv[k];
     j2 += d2 * w->jtg[k] * w->jtg[k];
   }
+  /* res <= ε_a + ε_r·scale  ⇔  res/(scale + ε_a/ε_r) <= ε_r: the residual reported. */
   const mbt_real scale = mbt_sqrt(mbt_max(p2, j2)), res = mbt_sqrt(r2);
   *converged = res <= SAP_ABS_TOL + tol * scale;
-  return scale > 0 ? res / scale : res;
+  return res / (scale + SAP_ABS_TOL / tol);
 }
 
 /* H = M + Σ_i J_iᵀ·G_i·J_i (lower triangle, over each contact's nonzero dofs). */
@@ -143,7 +141,7 @@ static void line_derivatives(const mbt__sap_problem* p, mbt__sap_workspace* w, m
     const mbt_real* u = w->dvc + 3 * i;
     mbt_real vc[3], g[3], G[9];
     for (int r = 0; r < 3; ++r) vc[r] = w->vc[3 * i + r] + alpha * u[r];
-    project(p, i, vc, g, G);
+    impulse(p, i, vc, g, G);
     for (int r = 0; r < 3; ++r) {
       s1 -= u[r] * g[r];
       s2 += u[r] * (G[3 * r] * u[0] + G[3 * r + 1] * u[1] + G[3 * r + 2] * u[2]);

@@ -29,7 +29,7 @@
 struct mbt__sim_contact {
   mbt__detection* det;
   int nv, capacity, num_bodies;  /* capacity: the detection's contacts plus the joint limits */
-  mbt__contact_solver_options opt;
+  mbt__contact_solver_options opt[2]; /* per method (mbt_contact_solver_method) */
   mbt_contact_solver_method method;
   mbt_real* M;        /* [nv × nv], then its Cholesky factor */
   mbt_real* M_full;   /* [nv × nv] the mass matrix itself (SAP's cost) */
@@ -37,6 +37,7 @@ struct mbt__sim_contact {
   int* nzJ;           /* [cap × nv] the dofs where contact i's rows of J are nonzero, */
   int* nnzJ;          /* [cap] and their count (SAP) */
   mbt_real* R_t;      /* [cap] SAP's friction regularization */
+  mbt_real* n0;       /* [cap] the normal impulses at the start of the step (SAP's friction bound) */
   mbt__sap_workspace sap;
   mbt_real* J;        /* [3cap × nv] */
   mbt_real* Z;        /* [3cap × nv] row r: L⁻ᵀ·J_rᵀ (M = Lᵀ·D·L, ltdl.c) */
@@ -71,6 +72,7 @@ void mbt__sim_contact_destroy(struct mbt__sim_contact* c) {
   free(c->nzJ);
   free(c->nnzJ);
   free(c->R_t);
+  free(c->n0);
   free(c->sap.H);
   free(c->sap.grad);
   free(c->sap.dv);
@@ -123,8 +125,12 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
   c->nv = nv;
   c->capacity = (int)cap;
   c->num_bodies = model->tree->num_bodies;
-  c->opt.max_iterations = 100;
-  c->opt.tolerance = 1e-6;
+  /* SAP: Newton converges quadratically, so a tight tolerance costs little (the resting box's
+   * contact forces sum to m·g within 1e-9 at 1e-10); PGS: sweeps converge linearly. */
+  c->opt[MBT_CONTACT_SOLVER_SAP].max_iterations = 100;
+  c->opt[MBT_CONTACT_SOLVER_SAP].tolerance = 1e-10;
+  c->opt[MBT_CONTACT_SOLVER_PGS].max_iterations = 100;
+  c->opt[MBT_CONTACT_SOLVER_PGS].tolerance = 1e-6;
   c->method = MBT_CONTACT_SOLVER_SAP;
   c->M = zalloc(n * n, sizeof(mbt_real), &failed);
   c->M_full = zalloc(n * n, sizeof(mbt_real), &failed);
@@ -132,6 +138,7 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
   c->nzJ = zalloc(cap * n, sizeof(int), &failed);
   c->nnzJ = zalloc(cap, sizeof(int), &failed);
   c->R_t = zalloc(cap, sizeof(mbt_real), &failed);
+  c->n0 = zalloc(cap, sizeof(mbt_real), &failed);
   c->sap.H = zalloc(n * n, sizeof(mbt_real), &failed);
   c->sap.grad = zalloc(n, sizeof(mbt_real), &failed);
   c->sap.dv = zalloc(n, sizeof(mbt_real), &failed);
@@ -406,7 +413,7 @@ static void add_impulse_velocity(struct mbt__sim_contact* c, int n, mbt_real* v)
  * v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*. */
 static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int n, mbt_real* v) {
   const mbt__contact_problem p = {n, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
-  const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt, c->gamma, c->vc);
+  const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt[MBT_CONTACT_SOLVER_PGS], c->gamma, c->vc);
   add_impulse_velocity(c, n, v);
   return ss;
 }
@@ -423,16 +430,35 @@ static void jacobian_sparsity(struct mbt__sim_contact* c, int n) {
   }
 }
 
+/* The normal impulse of each of the nc contacts at the start of the step, the friction bound of
+ * the lagged model: n0 = h·k·max(0, φ − τ_d·v_n0), v_n0 = J_n·v0 (v0: the step's initial
+ * velocities); 0 for the limit rows up to n. */
+static void lagged_normal_impulses(struct mbt__sim_contact* c, int nc, int n, const mbt_real* v0, mbt_real h) {
+  const int nv = c->nv;
+  for (int i = 0; i < n; ++i) c->n0[i] = 0;
+  for (int i = 0; i < nc; ++i) {
+    const mbt__contact* ct = &c->det->contacts[i];
+    const mbt_real* Jn = c->J + (size_t)(3 * i) * (size_t)nv;
+    const int* nz = c->nzJ + (size_t)i * (size_t)nv;
+    mbt_real vn0 = 0;
+    for (int t = 0; t < c->nnzJ[i]; ++t) vn0 += Jn[nz[t]] * v0[nz[t]];
+    c->n0[i] = h * ct->k * mbt_max(0, ct->r.depth - ct->tau_d * vn0);
+  }
+}
+
 /* SAP's convex minimization (sap_solver.c) from v* + M⁻¹·Jᵀ·γ (the warm start's impulses);
- * v⁺ in place of v*, with γ and v_c = J·v⁺ in c->gamma and c->vc. */
-static mbt__contact_solver_stats solve_sap(struct mbt__sim_contact* c, int n, mbt_real* v) {
+ * v⁺ in place of v*, with γ and v_c = J·v⁺ in c->gamma and c->vc. v0: the step's initial
+ * velocities; nc contacts, then limit rows up to n. */
+static mbt__contact_solver_stats solve_sap(struct mbt__sim_contact* c, int nc, int n, const mbt_real* v0, mbt_real* v,
+                                           mbt_real h) {
   memcpy(c->v_star, v, sizeof(mbt_real) * (size_t)c->nv);
   jacobian_sparsity(c, n);
   mbt__sap_friction_compliance(c->W, n, c->mu_d, c->R_t);
+  lagged_normal_impulses(c, nc, n, v0, h);
   add_impulse_velocity(c, n, v);
   const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nzJ, c->nnzJ, c->v_star,
-                              c->b_n, c->R_n, c->R_t, c->mu_d};
-  return mbt__solve_contact_sap(&p, &c->opt, &c->sap, v);
+                              c->b_n, c->R_n, c->R_t, c->mu_d, c->n0};
+  return mbt__solve_contact_sap(&p, &c->opt[MBT_CONTACT_SOLVER_SAP], &c->sap, v);
 }
 
 /* v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*, with the contacts at the work context's q. */
@@ -457,8 +483,9 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
   warm_start(c, nc);
   for (int r = 3 * nc; r < 3 * (nc + nl); ++r) c->gamma[r] = 0;
-  const mbt__contact_solver_stats ss = c->method == MBT_CONTACT_SOLVER_PGS ? solve_pgs(c, nc + nl, v)
-                                                                          : solve_sap(c, nc + nl, v);
+  const mbt__contact_solver_stats ss = c->method == MBT_CONTACT_SOLVER_PGS
+                                            ? solve_pgs(c, nc + nl, v)
+                                            : solve_sap(c, nc, nc + nl, sim->x + sim->nq, v, h);
   sim->stats.contact_iterations += ss.iterations;
   if (!ss.converged) ++sim->stats.contact_unconverged;
   sim->stats.contact_residual_max = mbt_max(sim->stats.contact_residual_max, ss.residual);
@@ -509,7 +536,10 @@ int mbt_simulator_set_contact_model(mbt_simulator* sim, const mbt_contact_model*
     return mbt__sim_error(sim, MBT_ERR_TOPOLOGY,
                           "mbt_simulator_set_contact_model: the tree's velocities are not numbered parents first");
   }
-  if (sim->contact) c->opt = sim->contact->opt, c->method = sim->contact->method;
+  if (sim->contact) {
+    memcpy(c->opt, sim->contact->opt, sizeof c->opt);
+    c->method = sim->contact->method;
+  }
   mbt__sim_contact_destroy(sim->contact);
   sim->contact = c;
   return MBT_OK;
@@ -543,8 +573,8 @@ int mbt_simulator_set_contact_solver(mbt_simulator* sim, int max_iterations, mbt
   if (!sim->contact)
     return mbt__sim_error(sim, MBT_ERR_INVALID_ARGUMENT,
                           "mbt_simulator_set_contact_solver: no contact model (mbt_simulator_set_contact_model)");
-  sim->contact->opt.max_iterations = max_iterations;
-  sim->contact->opt.tolerance = tolerance;
+  sim->contact->opt[sim->contact->method].max_iterations = max_iterations;
+  sim->contact->opt[sim->contact->method].tolerance = tolerance;
   return MBT_OK;
 }
 
