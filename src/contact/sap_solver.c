@@ -33,6 +33,7 @@
 #define SAP_ABS_TOL 1e-14     /* ε_a of the stopping test (sqrt(kg)·m/s) */
 #define SAP_ALPHA_MAX 1.5     /* the line search's bracket [0, α_max] (SAP §VI-C) */
 #define SAP_LS_ITERATIONS 100
+#define SAP_LS_TOLERANCE 1e-10  /* |dℓ/dα| relative to dℓ/dα(0) at the accepted step */
 
 /* γ_i and G_i = −∂γ_i/∂v_c,i (3×3, row-major) of contact i at its velocity vc (n, t1, t2):
  *   γ_n = max(0, (b_n − v_n)/R_n),  G_nn = 1/R_n where γ_n > 0;
@@ -151,33 +152,40 @@ static void line_derivatives(const mbt__sap_problem* p, mbt__sap_workspace* w, m
   *d2 = s2;
 }
 
-/* The step length minimizing ℓ(v + α·dv) on [0, α_max]: the root of the nondecreasing dℓ/dα
- * by Newton's method kept inside a shrinking bracket, bisecting when a Newton step leaves it
- * [Press et al., Numerical Recipes, 3rd ed., §9.4, rtsafe]. */
+/* The step length minimizing ℓ(v + α·dv) on [0, α_max]: the root of the nondecreasing dℓ/dα,
+ * tried first at α = 1 (the Newton step: the root when no contact changes regime), else by
+ * Newton's method kept inside a shrinking bracket, bisecting when a Newton step leaves it
+ * [Press et al., Numerical Recipes, 3rd ed., §9.4, rtsafe]. Accepted within
+ * |dℓ/dα| <= 10⁻¹⁰·|dℓ/dα(0)|, which leaves 10⁻¹⁰ of the gradient in the quadratic regime.
+ * dℓ/dα(0) = ∇ℓ·dv (w->grad). */
 static mbt_real line_search(const mbt__sap_problem* p, mbt__sap_workspace* w, const mbt_real* v) {
   const int nv = p->nv;
-  mbt_real d0 = 0, a = 0;
+  mbt_real d0 = 0, a = 0, f0 = 0;
   matvec(p->M, nv, w->dv, w->Mdv);
   for (int k = 0; k < nv; ++k) {
     d0 += w->Mdv[k] * (v[k] - p->v_star[k]);
     a += w->Mdv[k] * w->dv[k];
+    f0 += w->grad[k] * w->dv[k];
   }
-  for (int i = 0; i < p->num_contacts; ++i) contact_rows_times(p, i, w->dv, w->dvc + 3 * i);
-  mbt_real f0, f, df;
-  line_derivatives(p, w, 0, d0, a, &f0, &df);
   if (!(f0 < 0)) return 0; /* not a descent direction (round-off at the minimum) */
-  line_derivatives(p, w, SAP_ALPHA_MAX, d0, a, &f, &df);
-  if (f <= 0) return SAP_ALPHA_MAX;
-  mbt_real lo = 0, hi = SAP_ALPHA_MAX, alpha = 1;
+  for (int i = 0; i < p->num_contacts; ++i) contact_rows_times(p, i, w->dv, w->dvc + 3 * i);
+  const mbt_real tol = SAP_LS_TOLERANCE * -f0;
+  mbt_real f, df, lo = 0, hi = SAP_ALPHA_MAX, alpha = 1;
+  line_derivatives(p, w, 1, d0, a, &f, &df);
+  if (mbt_abs(f) <= tol) return 1;
+  if (f < 0) {
+    mbt_real fm, dfm;
+    line_derivatives(p, w, SAP_ALPHA_MAX, d0, a, &fm, &dfm);
+    if (fm <= 0) return SAP_ALPHA_MAX;
+  }
   for (int it = 0; it < SAP_LS_ITERATIONS; ++it) {
-    line_derivatives(p, w, alpha, d0, a, &f, &df);
-    if (mbt_abs(f) <= 1e-12 * mbt_abs(f0)) break;
     if (f < 0) lo = alpha;
     else hi = alpha;
     mbt_real next = df > 0 ? alpha - f / df : 0.5 * (lo + hi);
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    if (hi - lo <= 1e-14 * hi) break;
     alpha = next;
+    line_derivatives(p, w, alpha, d0, a, &f, &df);
+    if (mbt_abs(f) <= tol || hi - lo <= 1e-14 * hi) break;
   }
   return alpha;
 }

@@ -409,9 +409,11 @@ static void add_impulse_velocity(struct mbt__sim_contact* c, int n, mbt_real* v)
   for (int k = 0; k < nv; ++k) v[k] += c->u[k];
 }
 
-/* Projected Gauss–Seidel on the impulses (contact_solver.c), warm-started from c->gamma, then
- * v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*. */
-static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int n, mbt_real* v) {
+/* Projected Gauss–Seidel on the impulses (contact_solver.c), warm-started from the last step's
+ * impulses (the limit rows up to n from zero), then v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*. */
+static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int nc, int n, mbt_real* v) {
+  warm_start(c, nc);
+  for (int r = 3 * nc; r < 3 * n; ++r) c->gamma[r] = 0;
   const mbt__contact_problem p = {n, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
   const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt[MBT_CONTACT_SOLVER_PGS], c->gamma, c->vc);
   add_impulse_velocity(c, n, v);
@@ -446,16 +448,16 @@ static void lagged_normal_impulses(struct mbt__sim_contact* c, int nc, int n, co
   }
 }
 
-/* SAP's convex minimization (sap_solver.c) from v* + M⁻¹·Jᵀ·γ (the warm start's impulses);
- * v⁺ in place of v*, with γ and v_c = J·v⁺ in c->gamma and c->vc. v0: the step's initial
- * velocities; nc contacts, then limit rows up to n. */
+/* SAP's convex minimization (sap_solver.c) from the step's initial velocities v0 (the last
+ * step's solution, as Drake's SAP starts); v⁺ in place of v*, with γ and v_c = J·v⁺ in c->gamma
+ * and c->vc. nc contacts, then limit rows up to n. */
 static mbt__contact_solver_stats solve_sap(struct mbt__sim_contact* c, int nc, int n, const mbt_real* v0, mbt_real* v,
                                            mbt_real h) {
   memcpy(c->v_star, v, sizeof(mbt_real) * (size_t)c->nv);
   jacobian_sparsity(c, n);
   mbt__sap_friction_compliance(c->W, n, c->mu_d, c->R_t);
   lagged_normal_impulses(c, nc, n, v0, h);
-  add_impulse_velocity(c, n, v);
+  memcpy(v, v0, sizeof(mbt_real) * (size_t)c->nv);
   const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nzJ, c->nnzJ, c->v_star,
                               c->b_n, c->R_n, c->R_t, c->mu_d, c->n0};
   return mbt__solve_contact_sap(&p, &c->opt[MBT_CONTACT_SOLVER_SAP], &c->sap, v);
@@ -481,10 +483,8 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   if (!st) st = mbt__ltdl_factor(c->M, nv, c->lambda);
   if (!st) st = assemble(sim, c, nc, v, h, &nl);
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
-  warm_start(c, nc);
-  for (int r = 3 * nc; r < 3 * (nc + nl); ++r) c->gamma[r] = 0;
   const mbt__contact_solver_stats ss = c->method == MBT_CONTACT_SOLVER_PGS
-                                            ? solve_pgs(c, nc + nl, v)
+                                            ? solve_pgs(c, nc, nc + nl, v)
                                             : solve_sap(c, nc, nc + nl, sim->x + sim->nq, v, h);
   sim->stats.contact_iterations += ss.iterations;
   if (!ss.converged) ++sim->stats.contact_unconverged;
