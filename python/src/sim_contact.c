@@ -1,6 +1,8 @@
-/* sim_contact.c: contact in mbt.Simulator (sim.h): the contact model, the solver limits and
- * the last step's contact points and body forces. */
+/* sim_contact.c: contact in mbt.Simulator (sim.h): the contact model, the solver and its
+ * limits, and the last step's contact points and body forces. */
 #include "mbtpy.h"
+
+#include <string.h>
 
 static int not_running(SimulatorObject* self) {
   if (!self->running) return 0;
@@ -40,6 +42,23 @@ static PyObject* set_contact_solver(SimulatorObject* self, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+static PyObject* set_contact_solver_method(SimulatorObject* self, PyObject* args) {
+  const char* name;
+  if (!PyArg_ParseTuple(args, "s:set_contact_solver_method", &name) || not_running(self)) return NULL;
+  mbt_contact_solver_method m;
+  if (strcmp(name, "sap") == 0) {
+    m = MBT_CONTACT_SOLVER_SAP;
+  } else if (strcmp(name, "pgs") == 0) {
+    m = MBT_CONTACT_SOLVER_PGS;
+  } else {
+    PyErr_Format(PyExc_ValueError, "set_contact_solver_method: 'sap' or 'pgs', got '%s'", name);
+    return NULL;
+  }
+  const int s = mbt_simulator_set_contact_solver_method(self->sim, m);
+  if (s < 0) return mbtpy_raise(s, mbt_simulator_last_error(self->sim));
+  Py_RETURN_NONE;
+}
+
 static PyObject* vec3(mbt_vec3 v) { return mbtpy_copy_vector(v.v, 3); }
 
 static PyObject* contacts(SimulatorObject* self, PyObject* unused) {
@@ -75,8 +94,12 @@ static PyObject* contact_body_forces(SimulatorObject* self, PyObject* unused) {
 
 PyMethodDef mbtpy_sim_contact_methods[] = {
     {"set_contact_solver", (PyCFunction)set_contact_solver, METH_VARARGS,
-     "set_contact_solver(max_iterations, tolerance): sweeps (>= 1, default 100) and tolerance (> 0,\n"
-     "default 1e-6) of the contact impulse solver; needs a contact model."},
+     "set_contact_solver(max_iterations, tolerance): the selected contact solver's iterations\n"
+     "(>= 1, default 100) and relative tolerance (> 0; default SAP 1e-10, PGS 1e-6); needs a contact\n"
+     "model."},
+    {"set_contact_solver_method", (PyCFunction)set_contact_solver_method, METH_VARARGS,
+     "set_contact_solver_method(name): 'sap' (default: convex, Newton's method, converges on every\n"
+     "step) or 'pgs' (projected Gauss-Seidel on exact Coulomb friction); needs a contact model."},
     {"contacts", (PyCFunction)contacts, METH_NOARGS,
      "contacts() -> list of dict: the contact points of the last step. Each: body_A, body_B,\n"
      "shape_A, shape_B; p_WC (midway between the surfaces, at the step's start), nhat_BA_W (unit\n"

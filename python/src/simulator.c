@@ -217,11 +217,12 @@ static PyObject* sim_get_context(SimulatorObject* self, void* c) {
 }
 PyObject* mbtpy_stats_dict(const mbt_simulator_stats* s) {
   const mbt_simulator_stats st = *s;
-  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l}", "steps_taken", st.steps_taken, "steps_rejected",
+  return Py_BuildValue("{s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:l,s:d}", "steps_taken", st.steps_taken, "steps_rejected",
                        st.steps_rejected, "dynamics_evaluations", st.dynamics_evaluations,
                        "limit_events", st.limit_events, "contact_points", st.contact_points,
                        "contact_iterations", st.contact_iterations, "contact_unconverged",
-                       st.contact_unconverged, "contacts_dropped", st.contacts_dropped);
+                       st.contact_unconverged, "contacts_dropped", st.contacts_dropped, "contact_residual_max",
+                       st.contact_residual_max);
 }
 static PyObject* sim_get_stats(SimulatorObject* self, void* c) {
   (void)c;
@@ -251,7 +252,8 @@ static PyGetSetDef sim_getset[] = {
      "damping and locks are taken up by the next advance_to.", NULL},
     {"stats", (getter)sim_get_stats, NULL,
      "dict: steps_taken, steps_rejected, dynamics_evaluations, limit_events, and for contact\n"
-     "contact_points, contact_iterations, contact_unconverged, contacts_dropped (over all steps).", NULL},
+     "contact_points, contact_iterations, contact_unconverged, contacts_dropped (over all steps),\n"
+     "contact_residual_max (the largest relative residual a contact solve ended with).", NULL},
     {"contact_model", (getter)mbtpy_sim_get_contact_model, (setter)mbtpy_sim_set_contact_model,
      "The mbt.ContactModel every 'time_stepping' step solves contact with, or None (the other\n"
      "integrators refuse one). Giving it freezes the model (no more shapes).", NULL},

@@ -130,9 +130,27 @@ def test_contact_errors():
     with pytest.raises(mbt.InvalidArgumentError):
         sim.set_contact_solver(0, 1e-6)
     sim.set_contact_solver(50, 1e-8)
+    with pytest.raises(ValueError, match="'sap' or 'pgs'"):
+        sim.set_contact_solver_method("newton")
+    sim.set_contact_solver_method("pgs")
+    sim.set_contact_solver_method("sap")
     sim.contact_model = None
     with pytest.raises(mbt.InvalidArgumentError):
         sim.set_contact_solver(50, 1e-8)                              # no model any more
+    with pytest.raises(mbt.InvalidArgumentError, match="no contact model"):
+        sim.set_contact_solver_method("pgs")
+
+
+def test_both_solvers_rest_the_box_and_report_their_residual():
+    """SAP and PGS: the same resting height; each step converged below its tolerance."""
+    for method, tol in (("sap", 1e-10), ("pgs", 1e-6)):
+        tree, b, cm, ctx = _box_on_ground(1.0)
+        sim = mbt.Simulator(ctx, integrator="time_stepping", dt=1e-3, contact_model=cm)
+        sim.set_contact_solver_method(method)
+        sim.advance_to(0.5)
+        assert sim.context.q[6] == pytest.approx(SIDE / 2 - MASS * G / (2 * 1e5), abs=1e-7)
+        assert sim.stats["contact_unconverged"] == 0
+        assert 0 <= sim.stats["contact_residual_max"] <= tol
 
 
 BALL_URDF = """<robot name="ball">
