@@ -420,6 +420,75 @@ static int bench_scene(void) {
   return rc;
 }
 
+/* Part 1: SAP, PGS and MuJoCo (when built in) in alternating batches; 0 or 1 (a robot fell, a
+ * step failed or mbt's steps allocated). */
+static int bench_standing(mbt_side* ms, mbt_side* mp, const mbt_bench_timing* timing) {
+  int rc = 0;
+#ifdef MBT_BENCH_MUJOCO
+  const mbt_context* mc = mbt_simulator_context(ms->sim);
+  mj_side js;
+  if (!mj_side_create(&js, ms)) return 1;
+  printf("after 1 s: MuJoCo %s base height %.5f m, %d contact points\n", mj_versionString(), js.d->qpos[2],
+         js.d->ncon);
+  const int nb = (int)(timing->min_seconds / (BATCH * 3 * 100e-6)) + 10;
+  double* ta = malloc(sizeof(double) * (size_t)nb);
+  double* tp = malloc(sizeof(double) * (size_t)nb);
+  double* tb = malloc(sizeof(double) * (size_t)nb);
+  double* tr = malloc(sizeof(double) * (size_t)nb);
+  double* trp = malloc(sizeof(double) * (size_t)nb);
+  if (!ta || !tp || !tb || !tr || !trp) return 1;
+  const long allocs_before = mbt_bench_alloc_count();
+  long mbt_allocs = 0;
+  for (int k = 0; k < nb; ++k) {
+    const long a0 = mbt_bench_alloc_count();
+    ta[k] = time_batch(mbt_step, ms, &rc);
+    tp[k] = time_batch(mbt_step, mp, &rc);
+    mbt_allocs += mbt_bench_alloc_count() - a0;
+    tb[k] = time_batch(mj_step_pd, &js, &rc);
+    tr[k] = ta[k] / tb[k];
+    trp[k] = tp[k] / tb[k];
+  }
+  const double a_med = median(ta, nb), p_med = median(tp, nb), b_med = median(tb, nb);
+  const double r_med = median(tr, nb), rp_med = median(trp, nb);
+  printf("%d alternating batches of %d steps each, thread CPU time, medians:\n", nb, BATCH);
+  printf("mbt time_stepping step, SAP: %8.2f µs  real-time factor %.1f\n", 1e6 * a_med, H / a_med);
+  printf("mbt time_stepping step, PGS: %8.2f µs  real-time factor %.1f\n", 1e6 * p_med, H / p_med);
+  printf("MuJoCo mj_step:              %8.2f µs  real-time factor %.1f\n", 1e6 * b_med, H / b_med);
+  printf("ratio mbt SAP / MuJoCo:      %8.3f (median of the per-batch ratios; p10 %.3f, p90 %.3f)\n", r_med,
+         tr[nb / 10], tr[nb - 1 - nb / 10]);
+  printf("ratio mbt PGS / MuJoCo:      %8.3f (p10 %.3f, p90 %.3f)\n", rp_med, trp[nb / 10], trp[nb - 1 - nb / 10]);
+  print_solver_stats("SAP", ms);
+  print_solver_stats("PGS", mp);
+  printf("heap allocations while stepping: mbt %ld, all sides %ld\n", mbt_allocs,
+         mbt_bench_alloc_count() - allocs_before);
+  printf("after the timing: mbt base height %.5f m (SAP), %.5f m (PGS), MuJoCo %.5f m\n", mbt_context_q(mc)[6],
+         mbt_context_q(mbt_simulator_context(mp->sim))[6], js.d->qpos[2]);
+  /* The instrument's own checks: all stand (base above 0.3 m), mbt's steps allocate nothing. */
+  if (mbt_allocs > 0 || !(mbt_context_q(mc)[6] > 0.3) || !(mbt_context_q(mbt_simulator_context(mp->sim))[6] > 0.3) ||
+      !(js.d->qpos[2] > 0.3)) {
+    fprintf(stderr, "mbt_bench_contact: a robot fell or mbt's steps allocated\n");
+    rc = 1;
+  }
+  free(ta);
+  free(tp);
+  free(tb);
+  free(tr);
+  free(trp);
+  mj_deleteData(js.d);
+  mj_deleteModel(js.m);
+#else
+  mbt_bench_stats a, p;
+  rc = mbt_bench_time(timing, mbt_step, ms, 1, &a);
+  rc |= mbt_bench_time(timing, mbt_step, mp, 1, &p);
+  printf("mbt time_stepping step, SAP: %8.2f µs  real-time factor %.1f (MuJoCo not built in)\n", a.median / 1e3,
+         1e6 * H / a.median * 1e3);
+  printf("mbt time_stepping step, PGS: %8.2f µs  real-time factor %.1f\n", p.median / 1e3, 1e6 * H / p.median * 1e3);
+  print_solver_stats("SAP", ms);
+  print_solver_stats("PGS", mp);
+#endif
+  return rc;
+}
+
 int main(int argc, char** argv) {
   mbt_bench_timing timing;
   mbt_bench_timing_default(&timing);
@@ -441,68 +510,7 @@ int main(int argc, char** argv) {
          mbt_context_q(mbt_simulator_context(mp.sim))[6], mbt_simulator_num_contacts(ms.sim));
   ms.timed_from = mbt_simulator_get_stats(ms.sim);
   mp.timed_from = mbt_simulator_get_stats(mp.sim);
-  int rc = 0;
-#ifdef MBT_BENCH_MUJOCO
-  mj_side js;
-  if (!mj_side_create(&js, &ms)) return 1;
-  printf("after 1 s: MuJoCo %s base height %.5f m, %d contact points\n", mj_versionString(), js.d->qpos[2],
-         js.d->ncon);
-  const int nb = (int)(timing.min_seconds / (BATCH * 3 * 100e-6)) + 10;
-  double* ta = malloc(sizeof(double) * (size_t)nb);
-  double* tp = malloc(sizeof(double) * (size_t)nb);
-  double* tb = malloc(sizeof(double) * (size_t)nb);
-  double* tr = malloc(sizeof(double) * (size_t)nb);
-  double* trp = malloc(sizeof(double) * (size_t)nb);
-  if (!ta || !tp || !tb || !tr || !trp) return 1;
-  const long allocs_before = mbt_bench_alloc_count();
-  long mbt_allocs = 0;
-  for (int k = 0; k < nb; ++k) {
-    const long a0 = mbt_bench_alloc_count();
-    ta[k] = time_batch(mbt_step, &ms, &rc);
-    tp[k] = time_batch(mbt_step, &mp, &rc);
-    mbt_allocs += mbt_bench_alloc_count() - a0;
-    tb[k] = time_batch(mj_step_pd, &js, &rc);
-    tr[k] = ta[k] / tb[k];
-    trp[k] = tp[k] / tb[k];
-  }
-  const double a_med = median(ta, nb), p_med = median(tp, nb), b_med = median(tb, nb);
-  const double r_med = median(tr, nb), rp_med = median(trp, nb);
-  printf("%d alternating batches of %d steps each, thread CPU time, medians:\n", nb, BATCH);
-  printf("mbt time_stepping step, SAP: %8.2f µs  real-time factor %.1f\n", 1e6 * a_med, H / a_med);
-  printf("mbt time_stepping step, PGS: %8.2f µs  real-time factor %.1f\n", 1e6 * p_med, H / p_med);
-  printf("MuJoCo mj_step:              %8.2f µs  real-time factor %.1f\n", 1e6 * b_med, H / b_med);
-  printf("ratio mbt SAP / MuJoCo:      %8.3f (median of the per-batch ratios; p10 %.3f, p90 %.3f)\n", r_med,
-         tr[nb / 10], tr[nb - 1 - nb / 10]);
-  printf("ratio mbt PGS / MuJoCo:      %8.3f (p10 %.3f, p90 %.3f)\n", rp_med, trp[nb / 10], trp[nb - 1 - nb / 10]);
-  print_solver_stats("SAP", &ms);
-  print_solver_stats("PGS", &mp);
-  printf("heap allocations while stepping: mbt %ld, all sides %ld\n", mbt_allocs,
-         mbt_bench_alloc_count() - allocs_before);
-  printf("after the timing: mbt base height %.5f m (SAP), %.5f m (PGS), MuJoCo %.5f m\n", mbt_context_q(mc)[6],
-         mbt_context_q(mbt_simulator_context(mp.sim))[6], js.d->qpos[2]);
-  /* The instrument's own checks: all stand (base above 0.3 m), mbt's steps allocate nothing. */
-  if (mbt_allocs > 0 || !(mbt_context_q(mc)[6] > 0.3) || !(mbt_context_q(mbt_simulator_context(mp.sim))[6] > 0.3) ||
-      !(js.d->qpos[2] > 0.3)) {
-    fprintf(stderr, "mbt_bench_contact: a robot fell or mbt's steps allocated\n");
-    rc = 1;
-  }
-  free(ta);
-  free(tp);
-  free(tb);
-  free(tr);
-  free(trp);
-  mj_deleteData(js.d);
-  mj_deleteModel(js.m);
-#else
-  mbt_bench_stats a, p;
-  rc = mbt_bench_time(&timing, mbt_step, &ms, 1, &a);
-  rc |= mbt_bench_time(&timing, mbt_step, &mp, 1, &p);
-  printf("mbt time_stepping step, SAP: %8.2f µs  real-time factor %.1f (MuJoCo not built in)\n", a.median / 1e3,
-         1e6 * H / a.median * 1e3);
-  printf("mbt time_stepping step, PGS: %8.2f µs  real-time factor %.1f\n", p.median / 1e3, 1e6 * H / p.median * 1e3);
-  print_solver_stats("SAP", &ms);
-  print_solver_stats("PGS", &mp);
-#endif
+  int rc = bench_standing(&ms, &mp, &timing);
   mbt_side_destroy(&ms);
   mbt_side_destroy(&mp);
   rc |= bench_scene();

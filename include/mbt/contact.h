@@ -13,10 +13,12 @@
  * or cylinder) produce no contact.
  *
  * Contact dynamics (docs/contact.md): each contact point is a compliant normal spring k with
- * dissipation time scale τ_d, f_n = max(0, k·(φ − τ_d·v_n)), and Coulomb friction with static
- * and dynamic coefficients, stepped by the simulator's "time_stepping" integrator: a
- * semi-implicit Euler step in which the contact impulses are solved implicitly (the normal
- * force at the end of the step, exact stiction). Materials of two touching shapes combine as
+ * dissipation time scale τ_d, f_n = max(0, k·(φ − τ_d·v_n)), and Coulomb friction, stepped by
+ * the simulator's "time_stepping" integrator: a semi-implicit Euler step in which the contact
+ * impulses are solved implicitly (the normal force at the end of the step), by default as the
+ * minimum of a convex function (SAP: friction μ_d bounded by the normal impulse at the start
+ * of the step, regularized stiction), or by projected Gauss–Seidel (exact stiction with static
+ * and dynamic coefficients; mbt_simulator_set_contact_solver_method). Materials of two touching shapes combine as
  * in Drake: μ = 2·μ_A·μ_B/(μ_A + μ_B), k = k_A·k_B/(k_A + k_B) (springs in series),
  * τ_d = (k_B·τ_A + k_A·τ_B)/(k_A + k_B). */
 #ifndef MBT_CONTACT_H
