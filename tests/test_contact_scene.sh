@@ -35,6 +35,9 @@ has "$T/out" "box::root_joint" "the box floats"
 run 0 "simulate the scene" "$MBT" simulate "$SCENE" --duration 1.5 --contacts --out "$T/s.csv" --no-plot
 has "$T/out" "nq = 25, nv = 24" "two 9-coordinate arms and a floating box"
 has "$T/out" "integrator: time_stepping" "a scene has contact: time stepping"
+# The arms pressing the box and the ground: the default solver (SAP) converges on every step.
+has "$T/out" "SAP solver" "the scene's contact steps are solved by SAP"
+hasnt "$T/out" "stopped at the iteration limit" "every contact step of the scene converges"
 # The box starts at its place in the scene, in world coordinates.
 near "box starts at (0, 0, 0.05)" "$(first "$T/s.csv" box::root_joint.x) $(first "$T/s.csv" box::root_joint.y) $(first "$T/s.csv" box::root_joint.z)" "0 0 0.05" 1e-12
 # The left arm's hand reaches the box and pushes it; the box slides, stays on the ground and
