@@ -75,12 +75,13 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->tree = tree;
   ws->nv = tree->nv;
   ws->nl = tree->num_local_nodes;
+  ws->avx2 = mbt__deriv_have_avx2();
   /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
   const size_t node_bytes =
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
   ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
   ws->S = malloc(n1 * (7 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 3 * sizeof(int)));
-  ws->vdot = malloc((25 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
+  ws->vdot = malloc(((4 + MBT_J_ROWS) * n1 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -101,7 +102,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->Ia = (mbt_real*)(s + 7 * n1), ws->Dinv = ws->Ia + 36 * n1;
   ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1, ws->node_end = ws->end + n1;
   ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1, ws->J = ws->rhs2 + n1;
-  ws->T1 = ws->J + 21 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->T1 = ws->J + MBT_J_ROWS * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
@@ -336,38 +337,55 @@ static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_r
   y_mul(Yc, ws->Wk[k], t1);
   mbt__moments_mul6(Ic, ws->Bk[k], t2);
   mbt_real* J = ws->J + k;
-  for (int r = 0; r < 6; ++r) J[r * nv] = ws->SI[k][r], J[(9 + r) * nv] = Phi[r] + t1[r] + t2[r];
-  for (int r = 0; r < 3; ++r) J[(6 + r) * nv] = SY[r];
+  for (int r = 0; r < 6; ++r) {
+    J[(MBT_J_SI + r) * nv] = ws->SI[k][r], J[(MBT_J_PHI + r) * nv] = Phi[r] + t1[r] + t2[r];
+    J[(MBT_J_S + r) * nv] = S[r], J[(MBT_J_B + r) * nv] = ws->Bk[k][r], J[(MBT_J_G + r) * nv] = ws->Gk[k][r];
+  }
+  for (int r = 0; r < 3; ++r)
+    J[(MBT_J_SY + r) * nv] = SY[r], J[(MBT_J_W + r) * nv] = ws->Wk[k][r], J[(MBT_J_NS + r) * nv] = -S[r];
   y_mul(Yc, S, t1);
   mbt__moments_mul6(Ic, ws->Gk[k], t2);
-  for (int r = 0; r < 6; ++r) J[(15 + r) * nv] = t2[r] - t1[r];
+  for (int r = 0; r < 6; ++r) J[(MBT_J_OMEGA + r) * nv] = t2[r] - t1[r];
 }
 
-/* The entries of velocity k with the velocities j of the nodes below k's node (j in
- * [node_end_k, end_k)), in one sweep over the rows of ws->J:
- *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j,
- *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,  ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k. */
-static void descendant_entries(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
-                               mbt_real* restrict dv) {
+/* The pairs of a velocity k with the velocities j of the nodes below k's node (node_end_k ≤
+ * j < end_k) give four entries each, two products of rows of ws->J:
+ *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j                          (row k: Sᵀ·Φ, Sᵀ·Ω)
+ *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,
+ *   ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k                   (row j: [SY, SI]ᵀ·[W, B], ·[−S, G]).
+ * Each product is computed in 4×8 tiles (4 outputs a by 8 outputs b, held in registers), the
+ * tiles that hold no pair skipped and those that hold some stored entry by entry. */
+MBT_ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+                                               mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;
   const int j0 = ws->node_end[k], j1 = ws->end[k];
   const mbt_real *S = ws->S[k], *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k];
   const mbt_real* restrict J = ws->J;
-  mbt_real *dqk = dq + (size_t)k * nv, *dvk = dv + (size_t)k * nv;
-  for (int j = j0; j < j1; ++j) {
-    mbt_real q = 0, v = 0, qt = 0, vt = 0;
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real si = J[r * nv + (size_t)j];
-      qt += S[r] * J[(9 + r) * nv + (size_t)j], vt += S[r] * J[(15 + r) * nv + (size_t)j];
-      q += B[r] * si, v += G[r] * si;
-    }
+  mbt_real *restrict dqk = dq + (size_t)k * nv, *restrict dvk = dv + (size_t)k * nv;
+  for (int j = j0; j < j1; ++j) {  /* row k: Sᵀ·Φ, Sᵀ·Ω */
+    mbt_real q = 0, v = 0;
+    for (int r = 0; r < 6; ++r)
+      q += S[r] * J[(MBT_J_PHI + r) * nv + (size_t)j], v += S[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)j];
+    dqk[j] = q, dvk[j] = v;
+  }
+  for (int j = j0; j < j1; ++j) {  /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+    mbt_real q = 0, v = 0;
     for (int r = 0; r < 3; ++r) {
-      const mbt_real sy = J[(6 + r) * nv + (size_t)j];
+      const mbt_real sy = J[(MBT_J_SY + r) * nv + (size_t)j];
       q += W[r] * sy, v -= S[r] * sy;
     }
-    dqk[j] = qt, dvk[j] = vt;
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real si = J[(MBT_J_SI + r) * nv + (size_t)j];
+      q += B[r] * si, v += G[r] * si;
+    }
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
+}
+MBT_DERIV_KERNEL(descendant_entries, (const mbt_derivatives_workspace* ws, int k, mbt_real* dq, mbt_real* dv),
+                 (ws, k, dq, dv), (ws, k, dq, dv))
+
+static void descendant_pairs(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+  for (int k = 0; k < ws->nv; ++k) descendant_entries(ws, k, dq, dv);
 }
 
 /* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
@@ -384,7 +402,7 @@ static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
 
 /* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
  * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
- * entries with them: descendant_entries). */
+ * entries with them: descendant_pairs). */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M) {
   const mbt_local_node* L = &tree->local_nodes[i];
@@ -398,12 +416,12 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
       if (!dq) continue;
       mbt_real q = 0, v = 0;
       if (moves_with(L->type, j - k0, k - k0)) {
-        for (int r = 0; r < 3; ++r) q += J[(6 + r) * nv + (size_t)j] * ws->Wk[k][r];
+        for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
         q += mbt__v6_dot(SI, ws->Bk[k]);
       } else {
-        for (int r = 0; r < 6; ++r) q += Sj[r] * J[(9 + r) * nv + (size_t)k];
+        for (int r = 0; r < 6; ++r) q += Sj[r] * J[(MBT_J_PHI + r) * nv + (size_t)k];
       }
-      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(15 + r) * nv + (size_t)k];
+      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
       dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
     if (M)
@@ -458,8 +476,7 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
   for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M), add_to_parent(tree, ws, i);
-  if (dtau_dq)
-    for (int k = 0; k < nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
+  if (dtau_dq) descendant_pairs(ws, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }
 
@@ -511,7 +528,7 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
   memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   move_to_vdot(tree, ws, vdot);
   for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL);
-  for (int k = 0; k < tree->nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
+  descendant_pairs(ws, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
 

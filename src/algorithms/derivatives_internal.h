@@ -15,6 +15,33 @@
 
 typedef mbt_real mbt_v6[6];
 
+/* The O(nv²) sweeps and the O(nv³) products are compiled twice: for baseline x86-64 and, where
+ * the processor has them (ws->avx2, checked once at run time by __builtin_cpu_supports), for
+ * AVX2 and FMA; both give the same numbers to round-off. MBT_DERIV_KERNEL(name, params, args,
+ * body_args) defines name(params), called with args and dispatching on ws->avx2 (ws one of the
+ * params), over name##_body(body_args), an always-inline function. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MBT_DERIV_AVX2 1
+#define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
+  static void name##_base params { name##_body body_args; }                     \
+  __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void name##_avx2 params { \
+    name##_body body_args;                                                      \
+  }                                                                             \
+  static void name params {                                                     \
+    if (ws->avx2)                                                               \
+      name##_avx2 args;                                                         \
+    else                                                                        \
+      name##_base args;                                                         \
+  }
+#else
+#define MBT_DERIV_KERNEL(name, params, args, body_args) \
+  static void name params { name##_body body_args; }
+#endif
+#define MBT_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* True where the AVX2/FMA kernels can run (derivatives_simd.c). */
+bool mbt__deriv_have_avx2(void);
+
 /* Y = I·(v×) − (I·v)×̄* − v×*·I of a body (or a sum of them over a subtree). With I = {m, h, K}
  * about Wo and v = [ω; u], its right half vanishes and its lower-left block is skew:
  *   Y = [[Σ + [n]×, 0], [[b]×, 0]],  Σ = K·[ω]× − [ω]×·K + u·hᵀ + h·uᵀ − 2(u·h)·1 (symmetric),
@@ -26,9 +53,18 @@ typedef struct {
   mbt_real b[3];
 } mbt_ymat;
 
+/* The rows of ws->J. Per velocity j, of its node's subtree: Ycᵀ·S_j (angular part; the linear
+ * part is zero), Ic·S_j, Φ_j = ∂F/∂q_j, Ω_j = ∂F/∂v_j; per velocity k: S_k, W_k (angular part),
+ * B_k, −S_k (angular part), G_k. [SY, SI] and [W, B], [−S, G] are contiguous 9-row blocks. */
+enum {
+  MBT_J_SY = 0, MBT_J_SI = 3, MBT_J_PHI = 9, MBT_J_OMEGA = 15,
+  MBT_J_S = 21, MBT_J_W = 27, MBT_J_B = 30, MBT_J_NS = 36, MBT_J_G = 39, MBT_J_ROWS = 45
+};
+
 struct mbt_derivatives_workspace {
   const mbt_tree* tree;
   int nv, nl;
+  bool avx2;                    /* run the AVX2/FMA kernels */
   /* per local node */
   mbt_transform* X_WM;          /* pose of the node's frame M */
   mbt_v6* V;                    /* V_WM at Wo */
@@ -44,9 +80,8 @@ struct mbt_derivatives_workspace {
   mbt_v6* Bk;                   /* −S_k × aλ_k + (S_k × vλ_k) × vλ_k */
   mbt_v6* Gk;                   /* (u_k + vλ_k) × S_k */
   mbt_v6* SI;                   /* Ic·S_j */
-  mbt_real* J;                  /* [21][nv] by rows, for the sweeps over a subtree's velocities:
-                                   0-5 Ic·S_j, 6-8 Ycᵀ·S_j (angular part; the linear part is zero),
-                                   9-14 Φ_j = ∂F/∂q_j, 15-20 Ω_j = ∂F/∂v_j of the node's subtree */
+  mbt_real* J;                  /* [MBT_J_ROWS][nv] by rows (MBT_J_*), for the pairs of a velocity
+                                   k with the velocities j below its node (descendant_pairs) */
   mbt_v6* U;                    /* Ia_k·S_k (mass matrix inverse) */
   mbt_real* Ia;                 /* [nv][36] articulated inertia of velocity k's virtual body */
   mbt_real* Dinv;               /* [nv] 1/(S_kᵀ·Ia_k·S_k) */
@@ -91,6 +126,11 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
  * vdot (NULL for zero). */
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                                  const mbt_real* v, const mbt_real* vdot);
+
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
+ * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
+void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
+                           mbt_real* Y);
 
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
