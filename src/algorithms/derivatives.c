@@ -337,12 +337,8 @@ static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_r
   y_mul(Yc, ws->Wk[k], t1);
   mbt__moments_mul6(Ic, ws->Bk[k], t2);
   mbt_real* J = ws->J + k;
-  for (int r = 0; r < 6; ++r) {
-    J[(MBT_J_SI + r) * nv] = ws->SI[k][r], J[(MBT_J_PHI + r) * nv] = Phi[r] + t1[r] + t2[r];
-    J[(MBT_J_S + r) * nv] = S[r], J[(MBT_J_B + r) * nv] = ws->Bk[k][r], J[(MBT_J_G + r) * nv] = ws->Gk[k][r];
-  }
-  for (int r = 0; r < 3; ++r)
-    J[(MBT_J_SY + r) * nv] = SY[r], J[(MBT_J_W + r) * nv] = ws->Wk[k][r], J[(MBT_J_NS + r) * nv] = -S[r];
+  for (int r = 0; r < 6; ++r) J[(MBT_J_SI + r) * nv] = ws->SI[k][r], J[(MBT_J_PHI + r) * nv] = Phi[r] + t1[r] + t2[r];
+  for (int r = 0; r < 3; ++r) J[(MBT_J_SY + r) * nv] = SY[r];
   y_mul(Yc, S, t1);
   mbt__moments_mul6(Ic, ws->Gk[k], t2);
   for (int r = 0; r < 6; ++r) J[(MBT_J_OMEGA + r) * nv] = t2[r] - t1[r];

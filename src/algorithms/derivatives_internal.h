@@ -53,13 +53,9 @@ typedef struct {
   mbt_real b[3];
 } mbt_ymat;
 
-/* The rows of ws->J. Per velocity j, of its node's subtree: Ycᵀ·S_j (angular part; the linear
- * part is zero), Ic·S_j, Φ_j = ∂F/∂q_j, Ω_j = ∂F/∂v_j; per velocity k: S_k, W_k (angular part),
- * B_k, −S_k (angular part), G_k. [SY, SI] and [W, B], [−S, G] are contiguous 9-row blocks. */
-enum {
-  MBT_J_SY = 0, MBT_J_SI = 3, MBT_J_PHI = 9, MBT_J_OMEGA = 15,
-  MBT_J_S = 21, MBT_J_W = 27, MBT_J_B = 30, MBT_J_NS = 36, MBT_J_G = 39, MBT_J_ROWS = 45
-};
+/* The rows of ws->J, per velocity j, of its node's subtree: Ycᵀ·S_j (angular part; the linear
+ * part is zero), Ic·S_j, Φ_j = ∂F/∂q_j, Ω_j = ∂F/∂v_j. */
+enum { MBT_J_SY = 0, MBT_J_SI = 3, MBT_J_PHI = 9, MBT_J_OMEGA = 15, MBT_J_ROWS = 21 };
 
 struct mbt_derivatives_workspace {
   const mbt_tree* tree;
