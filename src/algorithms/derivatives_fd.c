@@ -13,6 +13,9 @@
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
+#ifdef MBT_DERIV_AVX2
+#include <immintrin.h>
+#endif
 
 /* MBT_OK, or MBT_ERR_INVALID_ARGUMENT naming the first force element whose derivative is not
  * computed (a linear spring-damper, a user force with a callback). */
@@ -76,10 +79,39 @@ MBT_ALWAYS_INLINE void minv_sweep_body(const mbt_real* c, const mbt_real* d, con
     y3[j] = a3 + d[3] * x, y4[j] = a4 + d[4] * x, y5[j] = a5 + d[5] * x;
   }
 }
-MBT_DERIV_KERNEL(minv_sweep,
-                 (const mbt_derivatives_workspace* ws, const mbt_real* c, const mbt_real* d, const mbt_real* X,
-                  mbt_real* Y, int j0, int j1, bool add_row, mbt_real* row),
-                 (ws, c, d, X, Y, j0, j1, add_row, row), (c, d, X, Y, ws->nv, j0, j1, add_row, row))
+
+#ifdef MBT_DERIV_AVX2
+/* The same, four j at a time (the six loads of a group precede its stores, so Y may be X). */
+__attribute__((target("avx2,fma"))) static void minv_sweep_avx2(const mbt_real* c, const mbt_real* d, const mbt_real* X,
+                                                                mbt_real* Y, int nv, int j0, int j1, bool add_row,
+                                                                mbt_real* restrict row) {
+  __m256d cr[6], dr[6];
+  for (int r = 0; r < 6; ++r) cr[r] = _mm256_broadcast_sd(c + r), dr[r] = _mm256_broadcast_sd(d + r);
+  int j = j0;
+  for (; j + 4 <= j1; j += 4) {
+    __m256d a[6];
+    for (int r = 0; r < 6; ++r) a[r] = _mm256_loadu_pd(X + (size_t)r * (size_t)nv + (size_t)j);
+    __m256d x = _mm256_add_pd(_mm256_fmadd_pd(cr[0], a[0], _mm256_mul_pd(cr[3], a[3])),
+                              _mm256_fmadd_pd(cr[1], a[1], _mm256_mul_pd(cr[4], a[4])));
+    x = _mm256_add_pd(x, _mm256_fmadd_pd(cr[2], a[2], _mm256_mul_pd(cr[5], a[5])));
+    if (add_row) x = _mm256_add_pd(_mm256_loadu_pd(row + j), x);
+    _mm256_storeu_pd(row + j, x);
+    for (int r = 0; r < 6; ++r) _mm256_storeu_pd(Y + (size_t)r * (size_t)nv + (size_t)j, _mm256_fmadd_pd(dr[r], x, a[r]));
+  }
+  minv_sweep_body(c, d, X, Y, nv, j, j1, add_row, row);
+}
+#endif
+
+static void minv_sweep(const mbt_derivatives_workspace* ws, const mbt_real* c, const mbt_real* d, const mbt_real* X,
+                       mbt_real* Y, int j0, int j1, bool add_row, mbt_real* row) {
+#ifdef MBT_DERIV_AVX2
+  if (ws->avx2) {
+    minv_sweep_avx2(c, d, X, Y, ws->nv, j0, j1, add_row, row);
+    return;
+  }
+#endif
+  minv_sweep_body(c, d, X, Y, ws->nv, j0, j1, add_row, row);
+}
 
 /* Tip to base over the velocities, for the unit torques of k's subtree (columns j in
  * [k, end_k)) at once: U_k = Ia_k·S_k, D_k = S_kᵀ·U_k, the first part of row k of M⁻¹
