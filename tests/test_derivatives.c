@@ -14,7 +14,7 @@
  *     bias acceleration;
  *   - errors (workspace of another tree, NULL outputs, a linear spring) leave outputs unchanged;
  *   - the baseline and the AVX2/FMA kernels (where the processor has them) agree to round-off,
- *     on every test tree and a 20-body chain;
+ *     on every test tree and a 20-body chain with a floating tip;
  *   - no heap allocation in the Calc functions. */
 #include "algorithms/derivatives_internal.h"
 #include "support/test_util.h"
@@ -162,10 +162,12 @@ static mbt_tree* make_all_mobilizers_tree(void) {
   return tree;
 }
 
-/* A serial chain of 20 bodies, revolute and prismatic (dense ∂tau, M⁻¹: full kernel tiles). */
+/* A serial chain of 20 bodies, revolute and prismatic (dense ∂tau and M⁻¹), ending in a
+ * quaternion-floating body (a floating node whose parent moves). */
 static mbt_tree* make_chain_tree(void) {
   mbt_tree* tree = mbt_tree_create();
-  tu_add_chain(tree, "c", 20, true);
+  const int last = tu_add_chain(tree, "c", 20, true);
+  assert_true(tu_add_body_with_mobilizer(tree, "free", last, MBT_MOBILIZER_QUATERNION_FLOATING, false) >= 0);
   if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
   return tree;
 }
@@ -206,7 +208,7 @@ static void for_each_tree(void (*check)(fx* f, const char* name)) {
   check(f, "all-mobilizers tree");
   fx_destroy(f);
   f = fx_create(make_chain_tree());
-  check(f, "20-body chain");
+  check(f, "20-body chain with a floating tip");
   fx_destroy(f);
 }
 

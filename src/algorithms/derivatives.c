@@ -247,6 +247,62 @@ static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* 
   forward_one_velocity(ws, i, &R_WF, &H, v, vdot);
 }
 
+/* W_k = S_k × vλ_k, B_k = W_k × vλ_k − S_k × aλ_k, G_k = (u_k + vλ_k) × S_k of velocity k. */
+static void column_rates(mbt_derivatives_workspace* ws, int k, const mbt_real* vl, const mbt_real* al,
+                         const mbt_real* u) {
+  const mbt_real* S = ws->S[k];
+  mbt_real *W = ws->Wk[k], *B = ws->Bk[k];
+  mbt_v6 t, s;
+  mbt__v6_cross(S, vl, W);
+  mbt__v6_cross(W, vl, t);
+  mbt__v6_cross(S, al, B);
+  for (int r = 0; r < 6; ++r) B[r] = t[r] - B[r], s[r] = u[r] + vl[r];
+  mbt__v6_cross(s, S, ws->Gk[k]);
+}
+
+/* forward_node for a quaternion-floating node (v = [w_FM_F; v_FMo_F], H_FM = 1 at Mo): with
+ * c_j the columns of R_WF, p = p_WoMo, ω = R_WF·v_w, ν = R_WF·v_v (α, a the same of v̇),
+ *   S_j = [c_j; p × c_j],  S_3+j = [0; c_j]  (j < 3),
+ *   u_r = V_λ + [0; ν]  (the rotational columns move with the translations),
+ *   V = u_r + [ω; p × ω],  A_t = A_λ + V_λ × [0; ν] + [0; a],  A = A_t + u_r × [ω; p × ω] + [α; p × α];
+ * for k < 3: vλ_k = V, aλ_k = A, u_k = u_r; for k ≥ 3: vλ_k = u_r, aλ_k = A_t, u_k = V_λ. */
+static void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+                             const mbt_real* vdot) {
+  const mbt_local_node* L = &ws->tree->local_nodes[i];
+  const int p = L->parent, k0 = L->v_start;
+  const mbt_transform* X_WA = &ws->X_WM[p];
+  const mbt_real* q = ctx->q + L->q_start;
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_mat3 R_FM = mbt__rot_from_quat(q[0], q[1], q[2], q[3]);
+  mbt_transform* X = &ws->X_WM[i];
+  X->R = mbt_mat3_mul(&R_WF, &R_FM);
+  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(q[4], q[5], q[6])));
+  const mbt_vec3 z = mbt_vec3_zero();
+  const mbt_vec3 w = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0], v[k0 + 1], v[k0 + 2])) : z;
+  const mbt_vec3 nu = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0 + 3], v[k0 + 4], v[k0 + 5])) : z;
+  const mbt_vec3 al = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0], vdot[k0 + 1], vdot[k0 + 2])) : z;
+  const mbt_vec3 a = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0 + 3], vdot[k0 + 4], vdot[k0 + 5])) : z;
+  const mbt_vec3 pw = mbt_vec3_cross(X->p, w), pa = mbt_vec3_cross(X->p, al);
+  for (int j = 0; j < 3; ++j) {
+    mbt_real *Sr = ws->S[k0 + j], *St = ws->S[k0 + 3 + j];
+    const mbt_vec3 c = mbt_vec3_make(R_WF.m[0][j], R_WF.m[1][j], R_WF.m[2][j]), pc = mbt_vec3_cross(X->p, c);
+    for (int r = 0; r < 3; ++r) Sr[r] = c.v[r], Sr[3 + r] = pc.v[r], St[r] = 0, St[3 + r] = c.v[r];
+  }
+  const mbt_real *Vp = ws->V[p], *Ap = ws->A[p];
+  const mbt_v6 SVr = {w.v[0], w.v[1], w.v[2], pw.v[0], pw.v[1], pw.v[2]}, SVt = {0, 0, 0, nu.v[0], nu.v[1], nu.v[2]};
+  mbt_v6 ur, At, t1, t2;
+  mbt__v6_cross(Vp, SVt, t1);
+  for (int r = 0; r < 6; ++r) ur[r] = Vp[r] + SVt[r], At[r] = Ap[r] + t1[r];
+  for (int r = 0; r < 3; ++r) At[3 + r] += a.v[r];
+  mbt__v6_cross(ur, SVr, t2);
+  mbt_real *V = ws->V[i], *A = ws->A[i];
+  for (int r = 0; r < 6; ++r) V[r] = ur[r] + SVr[r], A[r] = At[r] + t2[r];
+  for (int r = 0; r < 3; ++r) A[r] += al.v[r], A[3 + r] += pa.v[r];
+  for (int k = 0; k < 3; ++k) column_rates(ws, k0 + k, V, A, ur);
+  for (int k = 3; k < 6; ++k) column_rates(ws, k0 + k, ur, At, Vp);
+}
+
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
                          const mbt_real* v, const mbt_real* vdot) {
@@ -255,6 +311,10 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   const mbt_transform* X_WA = &ws->X_WM[p];
   if (L->type == MBT_MOBILIZER_REVOLUTE) {
     forward_revolute(ctx, ws, i, v, vdot);
+    return;
+  }
+  if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) {
+    forward_floating(ctx, ws, i, v, vdot);
     return;
   }
   mbt_transform X_FM;
@@ -293,17 +353,12 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   for (int j = 0; j < nk; ++j)
     for (int r = 0; r < 6; ++r) V[r] += SV[j][r], A[r] += c[j][r];
   for (int k = 0; k < nk; ++k) {
-    mbt_v6 vl, al, t;
+    mbt_v6 vl, al;
     memcpy(vl, ws->V[p], sizeof vl), memcpy(al, ws->A[p], sizeof al);
     for (int m = 0; m < nk; ++m)
       if (!moves_with(L->type, m, k))
         for (int r = 0; r < 6; ++r) vl[r] += SV[m][r], al[r] += c[m][r];
-    const mbt_real* S = ws->S[k0 + k];
-    mbt__v6_cross(S, vl, ws->Wk[k0 + k]);
-    mbt__v6_cross(ws->Wk[k0 + k], vl, t);
-    mbt__v6_cross(S, al, ws->Bk[k0 + k]);
-    for (int r = 0; r < 6; ++r) ws->Bk[k0 + k][r] = t[r] - ws->Bk[k0 + k][r], vl[r] += u[k][r];
-    mbt__v6_cross(vl, S, ws->Gk[k0 + k]);
+    column_rates(ws, k0 + k, vl, al, u[k]);
   }
 }
 
