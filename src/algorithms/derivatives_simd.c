@@ -37,33 +37,57 @@ static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k,
 }
 
 #ifdef MBT_DERIV_AVX2
-/* Rows i..i+3 and columns k..k+7 of Y = −Minv·X: eight 4-wide accumulators, per row j of X
- * two loads and four broadcasts of Minv_ji for eight fused multiply-adds. */
-__attribute__((target("avx2,fma"))) static void neg_product_block_avx2(const mbt_derivatives_workspace* ws, int i,
-                                                                       int k, const mbt_real* Minv,
-                                                                       const mbt_real* X, mbt_real* Y) {
+/* Rows i..i+3 and columns k..k+w−1 (w = 8 or 4) of Y = −Minv·X: 4-wide accumulators, per row j
+ * of X w/4 loads and four broadcasts of Minv_ji for 2·w/4·4 fused multiply-adds. */
+__attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) void neg_product_block_avx2_body(
+    const mbt_derivatives_workspace* ws, int i, int k, int w, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
   const size_t nv = (size_t)ws->nv;
-  const int je = block_rows_end(ws, k);
+  int je = 0;
+  for (int c = k; c < k + w; ++c) je = ws->end[c] > je ? ws->end[c] : je;
   __m256d a00 = _mm256_setzero_pd(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
   for (int j = 0; j < je; ++j) {
     if (ws->end[j] <= k) continue;
     const mbt_real *x = X + (size_t)j * nv + k, *m = Minv + (size_t)j * nv + i;
-    const __m256d x0 = _mm256_loadu_pd(x), x1 = _mm256_loadu_pd(x + 4);
-    __m256d b = _mm256_broadcast_sd(m);
-    a00 = _mm256_fmadd_pd(b, x0, a00), a01 = _mm256_fmadd_pd(b, x1, a01);
-    b = _mm256_broadcast_sd(m + 1);
-    a10 = _mm256_fmadd_pd(b, x0, a10), a11 = _mm256_fmadd_pd(b, x1, a11);
-    b = _mm256_broadcast_sd(m + 2);
-    a20 = _mm256_fmadd_pd(b, x0, a20), a21 = _mm256_fmadd_pd(b, x1, a21);
-    b = _mm256_broadcast_sd(m + 3);
-    a30 = _mm256_fmadd_pd(b, x0, a30), a31 = _mm256_fmadd_pd(b, x1, a31);
+    const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
+    const __m256d b0 = _mm256_broadcast_sd(m), b1 = _mm256_broadcast_sd(m + 1);
+    const __m256d b2 = _mm256_broadcast_sd(m + 2), b3 = _mm256_broadcast_sd(m + 3);
+    a00 = _mm256_fmadd_pd(b0, x0, a00), a10 = _mm256_fmadd_pd(b1, x0, a10);
+    a20 = _mm256_fmadd_pd(b2, x0, a20), a30 = _mm256_fmadd_pd(b3, x0, a30);
+    if (w == 8) {
+      a01 = _mm256_fmadd_pd(b0, x1, a01), a11 = _mm256_fmadd_pd(b1, x1, a11);
+      a21 = _mm256_fmadd_pd(b2, x1, a21), a31 = _mm256_fmadd_pd(b3, x1, a31);
+    }
   }
   const __m256d z = _mm256_setzero_pd();
-  mbt_real* y = Y + (size_t)i * nv + (size_t)k;
-  _mm256_storeu_pd(y, _mm256_sub_pd(z, a00)), _mm256_storeu_pd(y + 4, _mm256_sub_pd(z, a01)), y += nv;
-  _mm256_storeu_pd(y, _mm256_sub_pd(z, a10)), _mm256_storeu_pd(y + 4, _mm256_sub_pd(z, a11)), y += nv;
-  _mm256_storeu_pd(y, _mm256_sub_pd(z, a20)), _mm256_storeu_pd(y + 4, _mm256_sub_pd(z, a21)), y += nv;
-  _mm256_storeu_pd(y, _mm256_sub_pd(z, a30)), _mm256_storeu_pd(y + 4, _mm256_sub_pd(z, a31));
+  const __m256d acc[4][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31}};
+  for (int r = 0; r < 4; ++r) {
+    mbt_real* y = Y + (size_t)(i + r) * nv + (size_t)k;
+    _mm256_storeu_pd(y, _mm256_sub_pd(z, acc[r][0]));
+    if (w == 8) _mm256_storeu_pd(y + 4, _mm256_sub_pd(z, acc[r][1]));
+  }
+}
+__attribute__((target("avx2,fma"))) static void neg_product_block8_avx2(const mbt_derivatives_workspace* ws, int i,
+                                                                        int k, const mbt_real* Minv,
+                                                                        const mbt_real* X, mbt_real* Y) {
+  neg_product_block_avx2_body(ws, i, k, 8, Minv, X, Y);
+}
+__attribute__((target("avx2,fma"))) static void neg_product_block4_avx2(const mbt_derivatives_workspace* ws, int i,
+                                                                        int k, const mbt_real* Minv,
+                                                                        const mbt_real* X, mbt_real* Y) {
+  neg_product_block_avx2_body(ws, i, k, 4, Minv, X, Y);
+}
+
+/* Y = −Minv·X with AVX2 (nv ≥ 4): rows by 4, columns by 8 while 8 fit, the rest by 4, the last
+ * block of each shifted back to end at nv. */
+static void neg_product_avx2(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
+                             mbt_real* Y) {
+  const int nv = ws->nv;
+  for (int i = 0; i < nv; i += 4) {
+    const int i0 = i + 4 <= nv ? i : nv - 4;
+    int k = 0;
+    for (; k + 8 <= nv; k += 8) neg_product_block8_avx2(ws, i0, k, Minv, X, Y);
+    for (; k < nv; k += 4) neg_product_block4_avx2(ws, i0, k + 4 <= nv ? k : nv - 4, Minv, X, Y);
+  }
 }
 #endif
 
@@ -76,12 +100,18 @@ bool mbt__deriv_have_avx2(void) {
 #endif
 }
 
-/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): register blocks (2×8 baseline, 4×8 AVX2), the
- * last row and column of blocks shifted back to end at nv (overlapping entries are computed
- * twice, identically). */
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): register blocks (2×8 baseline, 4×8 and 4×4
+ * AVX2), the last row and column of blocks shifted back to end at nv (overlapping entries are
+ * computed twice, identically). */
 void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
                            mbt_real* Y) {
   const int nv = ws->nv;
+#ifdef MBT_DERIV_AVX2
+  if (ws->avx2 && nv >= 4) {
+    neg_product_avx2(ws, Minv, X, Y);
+    return;
+  }
+#endif
   if (nv < 8) {
     for (int i = 0; i < nv; ++i)
       for (int k = 0; k < nv; ++k) {
@@ -91,14 +121,6 @@ void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* 
       }
     return;
   }
-#ifdef MBT_DERIV_AVX2
-  if (ws->avx2) {
-    for (int i = 0; i < nv; i += 4)
-      for (int k = 0; k < nv; k += 8)
-        neg_product_block_avx2(ws, i + 4 <= nv ? i : nv - 4, k + 8 <= nv ? k : nv - 8, Minv, X, Y);
-    return;
-  }
-#endif
   for (int i = 0; i < nv; i += 2)
     for (int k = 0; k < nv; k += 8)
       neg_product_block(ws, i + 2 <= nv ? i : nv - 2, k + 8 <= nv ? k : nv - 8, Minv, X, Y);
