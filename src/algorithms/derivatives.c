@@ -376,13 +376,15 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
   body_Y(I, V, Iv, &ws->Yc[i]);
 }
 
-/* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k, Ycᵀ·S_k, tau_k,
- * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
-static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives) {
+/* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k (unless si_known:
+ * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and
+ * Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
+static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
+                              bool si_known) {
   const mbt_inertia_moments* Ic = &ws->Ic[i];
   const mbt_ymat* Yc = &ws->Yc[i];
   const mbt_real* S = ws->S[k];
-  mbt__moments_mul6(Ic, S, ws->SI[k]);
+  if (!si_known) mbt__moments_mul6(Ic, S, ws->SI[k]);
   if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
   if (!derivatives) return;
   const size_t nv = (size_t)ws->nv;
@@ -455,11 +457,11 @@ static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
  * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
  * entries with them: descendant_pairs). */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
-                          mbt_real* dv, mbt_real* M) {
+                          mbt_real* dv, mbt_real* M, bool si_known) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
-  for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL);
+  for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL, si_known);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
@@ -526,7 +528,7 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M), add_to_parent(tree, ws, i);
+  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M, false), add_to_parent(tree, ws, i);
   if (dtau_dq) descendant_pairs(ws, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }
@@ -578,7 +580,8 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
   const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
   memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   move_to_vdot(tree, ws, vdot);
-  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL);
+  /* Ic and S, so Ic·S, are those of the pass at v̇ = 0. */
+  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL, true);
   descendant_pairs(ws, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
