@@ -376,29 +376,76 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
   body_Y(I, V, Iv, &ws->Yc[i]);
 }
 
+/* Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k of velocity k of local node i, into
+ * column k of ws->J with Ic·S_k (ws->SI) and Ycᵀ·S_k (SY), given SxF = S_k ×* F, YS = Yc·S_k. */
+static void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY, const mbt_real* SxF,
+                                const mbt_real* YS) {
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  const size_t nv = (size_t)ws->nv;
+  mbt_v6 t1, t2, t3;
+  y_mul(&ws->Yc[i], ws->Wk[k], t1);
+  mbt__moments_mul6(Ic, ws->Bk[k], t2);
+  mbt__moments_mul6(Ic, ws->Gk[k], t3);
+  mbt_real* J = ws->J + k;
+  for (int r = 0; r < 6; ++r) {
+    J[(MBT_J_SI + r) * nv] = ws->SI[k][r], J[(MBT_J_PHI + r) * nv] = SxF[r] + t1[r] + t2[r];
+    J[(MBT_J_OMEGA + r) * nv] = t3[r] - YS[r];
+  }
+  for (int r = 0; r < 3; ++r) J[(MBT_J_SY + r) * nv] = SY[r];
+}
+
 /* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k (unless si_known:
- * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and
- * Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
+ * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k and Ω_k (store_velocity_rows). */
 static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
                               bool si_known) {
-  const mbt_inertia_moments* Ic = &ws->Ic[i];
   const mbt_ymat* Yc = &ws->Yc[i];
   const mbt_real* S = ws->S[k];
-  if (!si_known) mbt__moments_mul6(Ic, S, ws->SI[k]);
+  if (!si_known) mbt__moments_mul6(&ws->Ic[i], S, ws->SI[k]);
   if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
   if (!derivatives) return;
-  const size_t nv = (size_t)ws->nv;
-  mbt_v6 SY, Phi, t1, t2;
+  mbt_v6 SY, SxF, YS;
   y_tmul(Yc, S, SY);
-  mbt__v6_cross_force(S, ws->F[i], Phi);
-  y_mul(Yc, ws->Wk[k], t1);
-  mbt__moments_mul6(Ic, ws->Bk[k], t2);
-  mbt_real* J = ws->J + k;
-  for (int r = 0; r < 6; ++r) J[(MBT_J_SI + r) * nv] = ws->SI[k][r], J[(MBT_J_PHI + r) * nv] = Phi[r] + t1[r] + t2[r];
-  for (int r = 0; r < 3; ++r) J[(MBT_J_SY + r) * nv] = SY[r];
-  y_mul(Yc, S, t1);
-  mbt__moments_mul6(Ic, ws->Gk[k], t2);
-  for (int r = 0; r < 6; ++r) J[(MBT_J_OMEGA + r) * nv] = t2[r] - t1[r];
+  mbt__v6_cross_force(S, ws->F[i], SxF);
+  y_mul(Yc, S, YS);
+  store_velocity_rows(ws, i, k, SY, SxF, YS);
+}
+
+/* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
+ * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
+static bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L) {
+  if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING) return false;
+  for (int j = 0; j < 6; ++j)
+    for (int r = 0; r < 6; ++r)
+      if (ws->S[L->v_start + j][r] != (r == j)) return false;
+  return true;
+}
+
+/* backward_velocity for the six unit columns of a floating node: Ic·e_k is column k of Ic,
+ * Ycᵀ·e_k column k of Ycᵀ's angular rows [Σ − [n]×, −[b]×], Yc·e_k column k of
+ * [Σ + [n]×; [b]×] (zero for k ≥ 3), tau_k = F_k. */
+static void backward_unit_velocities(mbt_derivatives_workspace* ws, int i, mbt_real* tau, bool derivatives,
+                                     bool si_known) {
+  const int k0 = ws->tree->local_nodes[i].v_start;
+  const mbt_ymat* Yc = &ws->Yc[i];
+  const mbt_real *sg = Yc->s, *n = Yc->n, *b = Yc->b, *F = ws->F[i];
+  const mbt_real S3[3][3] = {{sg[0], sg[3], sg[4]}, {sg[3], sg[1], sg[5]}, {sg[4], sg[5], sg[2]}};
+  const mbt_real nx[3][3] = {{0, -n[2], n[1]}, {n[2], 0, -n[0]}, {-n[1], n[0], 0}};
+  const mbt_real bx[3][3] = {{0, -b[2], b[1]}, {b[2], 0, -b[0]}, {-b[1], b[0], 0}};
+  mbt_real P[36];
+  mbt__moments_matrix(&ws->Ic[i], P);
+  for (int k = 0; k < 6; ++k) {
+    if (!si_known)
+      for (int r = 0; r < 6; ++r) ws->SI[k0 + k][r] = P[6 * r + k];
+    if (tau) tau[k0 + k] = F[k];
+    if (!derivatives) continue;
+    mbt_v6 SY = {0}, SxF, YS = {0};
+    for (int r = 0; r < 3; ++r) {
+      SY[r] = k < 3 ? S3[r][k] - nx[r][k] : -bx[r][k - 3];
+      if (k < 3) YS[r] = S3[r][k] + nx[r][k], YS[3 + r] = bx[r][k];
+    }
+    mbt__v6_cross_force(ws->S[k0 + k], F, SxF);
+    store_velocity_rows(ws, i, k0 + k, SY, SxF, YS);
+  }
 }
 
 /* The pairs of a velocity k with the velocities j of the nodes below k's node (node_end_k ≤
@@ -461,20 +508,29 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
-  for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL, si_known);
+  const bool unit = unit_columns(ws, L);
+  if (unit)
+    backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
+  else
+    for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL, si_known);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
-      if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
+      if (M) M[(size_t)j * nv + k] = unit ? SI[k - k0] : mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
       mbt_real q = 0, v = 0;
       if (moves_with(L->type, j - k0, k - k0)) {
         for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
         q += mbt__v6_dot(SI, ws->Bk[k]);
+      } else if (unit) {  /* e_j·Φ_k */
+        q = J[(MBT_J_PHI + j - k0) * nv + (size_t)k];
       } else {
         for (int r = 0; r < 6; ++r) q += Sj[r] * J[(MBT_J_PHI + r) * nv + (size_t)k];
       }
-      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
+      if (unit)
+        v = J[(MBT_J_OMEGA + j - k0) * nv + (size_t)k];
+      else
+        for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
       dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
     if (M)

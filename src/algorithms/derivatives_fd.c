@@ -31,16 +31,6 @@ static int check_force_elements(const mbt_tree* tree, mbt_context* ctx, const ch
   return MBT_OK;
 }
 
-/* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
-static void moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
-  const mbt_real* K = I->K;
-  const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
-  const mbt_real rows[36] = {K[0], K[3], K[4], 0,   -h2, h1,  K[3], K[1], K[5], h2, 0,  -h0,
-                             K[4], K[5], K[2], -h1, h0,  0,   0,    h2,   -h1,  m,  0,  0,
-                             -h2,  0,    h0,   0,   m,   0,   h1,   -h0,  0,    0,  0,  m};
-  memcpy(P, rows, sizeof rows);
-}
-
 static int singular_error(const mbt_tree* tree, mbt_context* ctx, int dof) {
   const mbt_node* n = &tree->nodes[tree->v_node[dof]];
   return mbt__context_error(ctx, MBT_ERR_SINGULAR,
@@ -56,7 +46,7 @@ static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws
     if (ws->last[i] < 0) continue;
     mbt_real P[36];
     mbt_real* Ia = ws->Ia + (size_t)ws->last[i] * 36;
-    moments_matrix(&ws->Ib[i], P);
+    mbt__moments_matrix(&ws->Ib[i], P);
     for (int r = 0; r < 36; ++r) Ia[r] += P[r];
   }
   (void)tree;

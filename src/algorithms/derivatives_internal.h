@@ -163,4 +163,14 @@ static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_rea
   y[5] = I->m * v2 - (h[0] * w1 - h[1] * w0);
 }
 
+/* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
+static inline void mbt__moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
+  const mbt_real* K = I->K;
+  const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
+  const mbt_real rows[36] = {K[0], K[3], K[4], 0,   -h2, h1,  K[3], K[1], K[5], h2, 0,  -h0,
+                             K[4], K[5], K[2], -h1, h0,  0,   0,    h2,   -h1,  m,  0,  0,
+                             -h2,  0,    h0,   0,   m,   0,   h1,   -h0,  0,    0,  0,  m};
+  for (int r = 0; r < 36; ++r) P[r] = rows[r];
+}
+
 #endif /* MBT_DERIVATIVES_INTERNAL_H */
