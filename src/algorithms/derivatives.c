@@ -617,11 +617,9 @@ static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, co
     for (int m = k0; m < k0 + nk; ++m)
       for (int r = 0; r < 6; ++r) dA[i][r] += ws->S[m][r] * vdot[m];
   }
-  for (int i = ws->nl - 1; i > 0; --i) {
-    mbt_v6 f;
+  for (int i = ws->nl - 1; i > 0; --i) {  /* ΔF = Ib·ΔA in place (mbt__moments_mul6 reads x first) */
     for (int r = 0; r < 6; ++r) ws->A[i][r] += dA[i][r];
-    mbt__moments_mul6(&ws->Ib[i], dA[i], f);
-    memcpy(dA[i], f, sizeof f);
+    mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
   }
   for (int i = ws->nl - 1; i > 0; --i) {
     const int p = tree->local_nodes[i].parent;

@@ -150,7 +150,8 @@ static inline void mbt__v6_cross_force(const mbt_real* a, const mbt_real* b, mbt
 static inline mbt_real mbt__v6_dot(const mbt_real* a, const mbt_real* b) {
   return (a[0] * b[0] + a[3] * b[3]) + (a[1] * b[1] + a[4] * b[4]) + (a[2] * b[2] + a[5] * b[5]);
 }
-/* I·[w; v] = [K·w + h × v; m·v − h × w] for an inertia by its moments {m, h, K} about Wo. */
+/* I·[w; v] = [K·w + h × v; m·v − h × w] for an inertia by its moments {m, h, K} about Wo (y may
+ * be x: x is read first). */
 static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_real* x, mbt_real* y) {
   const mbt_real* K = I->K;
   const mbt_real* h = I->h.v;
@@ -167,10 +168,12 @@ static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_rea
 static inline void mbt__moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
   const mbt_real* K = I->K;
   const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
-  const mbt_real rows[36] = {K[0], K[3], K[4], 0,   -h2, h1,  K[3], K[1], K[5], h2, 0,  -h0,
-                             K[4], K[5], K[2], -h1, h0,  0,   0,    h2,   -h1,  m,  0,  0,
-                             -h2,  0,    h0,   0,   m,   0,   h1,   -h0,  0,    0,  0,  m};
-  for (int r = 0; r < 36; ++r) P[r] = rows[r];
+  P[0] = K[0], P[1] = K[3], P[2] = K[4], P[3] = 0, P[4] = -h2, P[5] = h1;
+  P[6] = K[3], P[7] = K[1], P[8] = K[5], P[9] = h2, P[10] = 0, P[11] = -h0;
+  P[12] = K[4], P[13] = K[5], P[14] = K[2], P[15] = -h1, P[16] = h0, P[17] = 0;
+  P[18] = 0, P[19] = h2, P[20] = -h1, P[21] = m, P[22] = 0, P[23] = 0;
+  P[24] = -h2, P[25] = 0, P[26] = h0, P[27] = 0, P[28] = m, P[29] = 0;
+  P[30] = h1, P[31] = -h0, P[32] = 0, P[33] = 0, P[34] = 0, P[35] = m;
 }
 
 #endif /* MBT_DERIVATIVES_INTERNAL_H */

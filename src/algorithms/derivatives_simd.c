@@ -77,8 +77,8 @@ __attribute__((target("avx2,fma"))) static void neg_product_block4_avx2(const mb
   neg_product_block_avx2_body(ws, i, k, 4, Minv, X, Y);
 }
 
-/* Y = −Minv·X with AVX2 (nv ≥ 4): rows by 4, columns by 8 while 8 fit, the rest by 4, the last
- * block of each shifted back to end at nv. */
+/* Y = −Minv·X with AVX2 (nv ≥ 4): rows by 4, columns by 8 while 8 fit, then more than 4 left
+ * by 8, else by 4, the last block of each shifted back to end at nv. */
 static void neg_product_avx2(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
                              mbt_real* Y) {
   const int nv = ws->nv;
@@ -86,6 +86,10 @@ static void neg_product_avx2(const mbt_derivatives_workspace* ws, const mbt_real
     const int i0 = i + 4 <= nv ? i : nv - 4;
     int k = 0;
     for (; k + 8 <= nv; k += 8) neg_product_block8_avx2(ws, i0, k, Minv, X, Y);
+    if (nv - k > 4 && nv >= 8) {
+      neg_product_block8_avx2(ws, i0, nv - 8, Minv, X, Y);
+      continue;
+    }
     for (; k < nv; k += 4) neg_product_block4_avx2(ws, i0, k + 4 <= nv ? k : nv - 4, Minv, X, Y);
   }
 }
