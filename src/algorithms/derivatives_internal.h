@@ -15,11 +15,14 @@
 
 typedef mbt_real mbt_v6[6];
 
-/* The O(nv²) sweeps and the O(nv³) products are compiled twice: for baseline x86-64 and, where
- * the processor has them (ws->avx2, checked once at run time by __builtin_cpu_supports), for
- * AVX2 and FMA; both give the same numbers to round-off. MBT_DERIV_KERNEL(name, params, args,
- * body_args) defines name(params), called with args and dispatching on ws->avx2 (ws one of the
- * params), over name##_body(body_args), an always-inline function. */
+/* The kernels of the O(nv²) and O(nv³) work have two versions: for baseline x86-64 and, where the
+ * processor has them (ws->avx2, checked once per workspace by __builtin_cpu_supports), for AVX2
+ * and FMA; both give the same numbers to round-off. −M⁻¹·∂tau and the M⁻¹ sweeps are written
+ * with intrinsics (derivatives_simd.c, derivatives_fd.c); the pair sweep is the same C compiled
+ * for both targets: MBT_DERIV_KERNEL(name, params, args, body_args) defines name(params),
+ * called with args and dispatching on ws->avx2 (ws one of the params), over
+ * name##_body(body_args), an always-inline function (fp-contract=fast in the AVX2 version, so
+ * that its multiply-adds are fused). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define MBT_DERIV_AVX2 1
 #define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
