@@ -103,6 +103,18 @@ static void minv_sweep(const mbt_derivatives_workspace* ws, const mbt_real* c, c
   minv_sweep_body(c, d, X, Y, ws->nv, j0, j1, add_row, row);
 }
 
+/* Ia_λ += Ia_k − U_k·U_kᵀ/D_k (6×6). */
+MBT_ALWAYS_INLINE void articulated_pass_on_body(const mbt_derivatives_workspace* ws, const mbt_real* restrict Ia,
+                                                const mbt_real* restrict U, mbt_real Dinv, mbt_real* restrict Iu) {
+  (void)ws;
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
+}
+MBT_DERIV_KERNEL(articulated_pass_on,
+                 (const mbt_derivatives_workspace* ws, const mbt_real* Ia, const mbt_real* U, mbt_real Dinv,
+                  mbt_real* Iu),
+                 (ws, Ia, U, Dinv, Iu), (ws, Ia, U, Dinv, Iu))
+
 /* Tip to base over the velocities, for the unit torques of k's subtree (columns j in
  * [k, end_k)) at once: U_k = Ia_k·S_k, D_k = S_kᵀ·U_k, the first part of row k of M⁻¹
  *   Minv_kj = (δ_kj − S_kᵀ·P_k,j)/D_k,
@@ -136,10 +148,7 @@ static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
       if (!locked) minv_sweep(ws, c, U, P, P, k + 1, e, false, row);
       continue;
     }
-    mbt_real* Iu = ws->Ia + (size_t)up * 36;
-    const mbt_real Dinv = ws->Dinv[k];
-    for (int r = 0; r < 6; ++r)
-      for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
+    articulated_pass_on(ws, Ia, U, ws->Dinv[k], ws->Ia + (size_t)up * 36);
     mbt_real* Pu = ws->PA + (size_t)up * 6 * nv;
     for (int r = 0; r < 6; ++r) Pu[(size_t)r * nv + k] = U[r] * row[k];
     if (locked) {
