@@ -22,8 +22,8 @@ typedef mbt_real mbt_v6[6];
  * for both targets: MBT_DERIV_KERNEL(name, params, args, body_args) defines name(params),
  * called with args and dispatching on ws->avx2 (ws one of the params), over
  * name##_body(body_args), an always-inline function (fp-contract=fast in the AVX2 version, so
- * that its multiply-adds are fused). */
-#if defined(__x86_64__) && defined(__GNUC__)
+ * that its multiply-adds are fused). -DMBT_NO_AVX2 builds the baseline alone. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
 #define MBT_DERIV_AVX2 1
 #define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
   static void name##_base params { name##_body body_args; }                     \
