@@ -75,12 +75,13 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->tree = tree;
   ws->nv = tree->nv;
   ws->nl = tree->num_local_nodes;
+  ws->avx2 = mbt__deriv_have_avx2();
   /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
   const size_t node_bytes =
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
   ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
   ws->S = malloc(n1 * (7 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 3 * sizeof(int)));
-  ws->vdot = malloc((25 * n1 + 12 * n1 * n1) * sizeof(mbt_real));
+  ws->vdot = malloc(((4 + MBT_J_ROWS) * n1 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -101,7 +102,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->Ia = (mbt_real*)(s + 7 * n1), ws->Dinv = ws->Ia + 36 * n1;
   ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1, ws->node_end = ws->end + n1;
   ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1, ws->J = ws->rhs2 + n1;
-  ws->T1 = ws->J + 21 * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->T1 = ws->J + MBT_J_ROWS * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
@@ -246,6 +247,62 @@ static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* 
   forward_one_velocity(ws, i, &R_WF, &H, v, vdot);
 }
 
+/* W_k = S_k × vλ_k, B_k = W_k × vλ_k − S_k × aλ_k, G_k = (u_k + vλ_k) × S_k of velocity k. */
+static void column_rates(mbt_derivatives_workspace* ws, int k, const mbt_real* vl, const mbt_real* al,
+                         const mbt_real* u) {
+  const mbt_real* S = ws->S[k];
+  mbt_real *W = ws->Wk[k], *B = ws->Bk[k];
+  mbt_v6 t, s;
+  mbt__v6_cross(S, vl, W);
+  mbt__v6_cross(W, vl, t);
+  mbt__v6_cross(S, al, B);
+  for (int r = 0; r < 6; ++r) B[r] = t[r] - B[r], s[r] = u[r] + vl[r];
+  mbt__v6_cross(s, S, ws->Gk[k]);
+}
+
+/* forward_node for a quaternion-floating node (v = [w_FM_F; v_FMo_F], H_FM = 1 at Mo): with
+ * c_j the columns of R_WF, p = p_WoMo, ω = R_WF·v_w, ν = R_WF·v_v (α, a the same of v̇),
+ *   S_j = [c_j; p × c_j],  S_3+j = [0; c_j]  (j < 3),
+ *   u_r = V_λ + [0; ν]  (the rotational columns move with the translations),
+ *   V = u_r + [ω; p × ω],  A_t = A_λ + V_λ × [0; ν] + [0; a],  A = A_t + u_r × [ω; p × ω] + [α; p × α];
+ * for k < 3: vλ_k = V, aλ_k = A, u_k = u_r; for k ≥ 3: vλ_k = u_r, aλ_k = A_t, u_k = V_λ. */
+static void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+                             const mbt_real* vdot) {
+  const mbt_local_node* L = &ws->tree->local_nodes[i];
+  const int p = L->parent, k0 = L->v_start;
+  const mbt_transform* X_WA = &ws->X_WM[p];
+  const mbt_real* q = ctx->q + L->q_start;
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_mat3 R_FM = mbt__rot_from_quat(q[0], q[1], q[2], q[3]);
+  mbt_transform* X = &ws->X_WM[i];
+  X->R = mbt_mat3_mul(&R_WF, &R_FM);
+  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(q[4], q[5], q[6])));
+  const mbt_vec3 z = mbt_vec3_zero();
+  const mbt_vec3 w = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0], v[k0 + 1], v[k0 + 2])) : z;
+  const mbt_vec3 nu = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0 + 3], v[k0 + 4], v[k0 + 5])) : z;
+  const mbt_vec3 al = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0], vdot[k0 + 1], vdot[k0 + 2])) : z;
+  const mbt_vec3 a = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0 + 3], vdot[k0 + 4], vdot[k0 + 5])) : z;
+  const mbt_vec3 pw = mbt_vec3_cross(X->p, w), pa = mbt_vec3_cross(X->p, al);
+  for (int j = 0; j < 3; ++j) {
+    mbt_real *Sr = ws->S[k0 + j], *St = ws->S[k0 + 3 + j];
+    const mbt_vec3 c = mbt_vec3_make(R_WF.m[0][j], R_WF.m[1][j], R_WF.m[2][j]), pc = mbt_vec3_cross(X->p, c);
+    for (int r = 0; r < 3; ++r) Sr[r] = c.v[r], Sr[3 + r] = pc.v[r], St[r] = 0, St[3 + r] = c.v[r];
+  }
+  const mbt_real *Vp = ws->V[p], *Ap = ws->A[p];
+  const mbt_v6 SVr = {w.v[0], w.v[1], w.v[2], pw.v[0], pw.v[1], pw.v[2]}, SVt = {0, 0, 0, nu.v[0], nu.v[1], nu.v[2]};
+  mbt_v6 ur, At, t1, t2;
+  mbt__v6_cross(Vp, SVt, t1);
+  for (int r = 0; r < 6; ++r) ur[r] = Vp[r] + SVt[r], At[r] = Ap[r] + t1[r];
+  for (int r = 0; r < 3; ++r) At[3 + r] += a.v[r];
+  mbt__v6_cross(ur, SVr, t2);
+  mbt_real *V = ws->V[i], *A = ws->A[i];
+  for (int r = 0; r < 6; ++r) V[r] = ur[r] + SVr[r], A[r] = At[r] + t2[r];
+  for (int r = 0; r < 3; ++r) A[r] += al.v[r], A[3 + r] += pa.v[r];
+  for (int k = 0; k < 3; ++k) column_rates(ws, k0 + k, V, A, ur);
+  for (int k = 3; k < 6; ++k) column_rates(ws, k0 + k, ur, At, Vp);
+}
+
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
                          const mbt_real* v, const mbt_real* vdot) {
@@ -254,6 +311,10 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   const mbt_transform* X_WA = &ws->X_WM[p];
   if (L->type == MBT_MOBILIZER_REVOLUTE) {
     forward_revolute(ctx, ws, i, v, vdot);
+    return;
+  }
+  if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) {
+    forward_floating(ctx, ws, i, v, vdot);
     return;
   }
   mbt_transform X_FM;
@@ -292,17 +353,12 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   for (int j = 0; j < nk; ++j)
     for (int r = 0; r < 6; ++r) V[r] += SV[j][r], A[r] += c[j][r];
   for (int k = 0; k < nk; ++k) {
-    mbt_v6 vl, al, t;
+    mbt_v6 vl, al;
     memcpy(vl, ws->V[p], sizeof vl), memcpy(al, ws->A[p], sizeof al);
     for (int m = 0; m < nk; ++m)
       if (!moves_with(L->type, m, k))
         for (int r = 0; r < 6; ++r) vl[r] += SV[m][r], al[r] += c[m][r];
-    const mbt_real* S = ws->S[k0 + k];
-    mbt__v6_cross(S, vl, ws->Wk[k0 + k]);
-    mbt__v6_cross(ws->Wk[k0 + k], vl, t);
-    mbt__v6_cross(S, al, ws->Bk[k0 + k]);
-    for (int r = 0; r < 6; ++r) ws->Bk[k0 + k][r] = t[r] - ws->Bk[k0 + k][r], vl[r] += u[k][r];
-    mbt__v6_cross(vl, S, ws->Gk[k0 + k]);
+    column_rates(ws, k0 + k, vl, al, u[k]);
   }
 }
 
@@ -320,54 +376,116 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
   body_Y(I, V, Iv, &ws->Yc[i]);
 }
 
-/* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k, Ycᵀ·S_k, tau_k,
- * Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k (into column k of ws->J). */
-static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives) {
+/* Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k of velocity k of local node i, into
+ * column k of ws->J with Ic·S_k (ws->SI) and Ycᵀ·S_k (SY), given SxF = S_k ×* F, YS = Yc·S_k. */
+static void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY, const mbt_real* SxF,
+                                const mbt_real* YS) {
   const mbt_inertia_moments* Ic = &ws->Ic[i];
-  const mbt_ymat* Yc = &ws->Yc[i];
-  const mbt_real* S = ws->S[k];
-  mbt__moments_mul6(Ic, S, ws->SI[k]);
-  if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
-  if (!derivatives) return;
   const size_t nv = (size_t)ws->nv;
-  mbt_v6 SY, Phi, t1, t2;
-  y_tmul(Yc, S, SY);
-  mbt__v6_cross_force(S, ws->F[i], Phi);
-  y_mul(Yc, ws->Wk[k], t1);
+  mbt_v6 t1, t2, t3;
+  y_mul(&ws->Yc[i], ws->Wk[k], t1);
   mbt__moments_mul6(Ic, ws->Bk[k], t2);
+  mbt__moments_mul6(Ic, ws->Gk[k], t3);
   mbt_real* J = ws->J + k;
-  for (int r = 0; r < 6; ++r) J[r * nv] = ws->SI[k][r], J[(9 + r) * nv] = Phi[r] + t1[r] + t2[r];
-  for (int r = 0; r < 3; ++r) J[(6 + r) * nv] = SY[r];
-  y_mul(Yc, S, t1);
-  mbt__moments_mul6(Ic, ws->Gk[k], t2);
-  for (int r = 0; r < 6; ++r) J[(15 + r) * nv] = t2[r] - t1[r];
+  for (int r = 0; r < 6; ++r) {
+    J[(MBT_J_SI + r) * nv] = ws->SI[k][r], J[(MBT_J_PHI + r) * nv] = SxF[r] + t1[r] + t2[r];
+    J[(MBT_J_OMEGA + r) * nv] = t3[r] - YS[r];
+  }
+  for (int r = 0; r < 3; ++r) J[(MBT_J_SY + r) * nv] = SY[r];
 }
 
-/* The entries of velocity k with the velocities j of the nodes below k's node (j in
- * [node_end_k, end_k)), in one sweep over the rows of ws->J:
- *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j,
- *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,  ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k. */
-static void descendant_entries(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
-                               mbt_real* restrict dv) {
+/* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k (unless si_known:
+ * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k and Ω_k (store_velocity_rows). */
+static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
+                              bool si_known) {
+  const mbt_ymat* Yc = &ws->Yc[i];
+  const mbt_real* S = ws->S[k];
+  if (!si_known) mbt__moments_mul6(&ws->Ic[i], S, ws->SI[k]);
+  if (tau) tau[k] = mbt__v6_dot(S, ws->F[i]);
+  if (!derivatives) return;
+  mbt_v6 SY, SxF, YS;
+  y_tmul(Yc, S, SY);
+  mbt__v6_cross_force(S, ws->F[i], SxF);
+  y_mul(Yc, S, YS);
+  store_velocity_rows(ws, i, k, SY, SxF, YS);
+}
+
+/* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
+ * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
+static bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L) {
+  if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING) return false;
+  for (int j = 0; j < 6; ++j)
+    for (int r = 0; r < 6; ++r)
+      if (ws->S[L->v_start + j][r] != (r == j)) return false;
+  return true;
+}
+
+/* backward_velocity for the six unit columns of a floating node: Ic·e_k is column k of Ic,
+ * Ycᵀ·e_k column k of Ycᵀ's angular rows [Σ − [n]×, −[b]×], Yc·e_k column k of
+ * [Σ + [n]×; [b]×] (zero for k ≥ 3), tau_k = F_k. */
+static void backward_unit_velocities(mbt_derivatives_workspace* ws, int i, mbt_real* tau, bool derivatives,
+                                     bool si_known) {
+  const int k0 = ws->tree->local_nodes[i].v_start;
+  const mbt_ymat* Yc = &ws->Yc[i];
+  const mbt_real *sg = Yc->s, *n = Yc->n, *b = Yc->b, *F = ws->F[i];
+  const mbt_real S3[3][3] = {{sg[0], sg[3], sg[4]}, {sg[3], sg[1], sg[5]}, {sg[4], sg[5], sg[2]}};
+  const mbt_real nx[3][3] = {{0, -n[2], n[1]}, {n[2], 0, -n[0]}, {-n[1], n[0], 0}};
+  const mbt_real bx[3][3] = {{0, -b[2], b[1]}, {b[2], 0, -b[0]}, {-b[1], b[0], 0}};
+  mbt_real P[36];
+  mbt__moments_matrix(&ws->Ic[i], P);
+  for (int k = 0; k < 6; ++k) {
+    if (!si_known)
+      for (int r = 0; r < 6; ++r) ws->SI[k0 + k][r] = P[6 * r + k];
+    if (tau) tau[k0 + k] = F[k];
+    if (!derivatives) continue;
+    mbt_v6 SY = {0}, SxF, YS = {0};
+    for (int r = 0; r < 3; ++r) {
+      SY[r] = k < 3 ? S3[r][k] - nx[r][k] : -bx[r][k - 3];
+      if (k < 3) YS[r] = S3[r][k] + nx[r][k], YS[3 + r] = bx[r][k];
+    }
+    mbt__v6_cross_force(ws->S[k0 + k], F, SxF);
+    store_velocity_rows(ws, i, k0 + k, SY, SxF, YS);
+  }
+}
+
+/* The pairs of a velocity k with the velocities j of the nodes below k's node (node_end_k ≤
+ * j < end_k) give four entries each, two products of rows of ws->J:
+ *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j                          (row k: Sᵀ·Φ, Sᵀ·Ω)
+ *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,
+ *   ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k                   (row j: [SY, SI]ᵀ·[W, B], ·[−S, G]).
+ * Each product is computed in 4×8 tiles (4 outputs a by 8 outputs b, held in registers), the
+ * tiles that hold no pair skipped and those that hold some stored entry by entry. */
+MBT_ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+                                               mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;
   const int j0 = ws->node_end[k], j1 = ws->end[k];
   const mbt_real *S = ws->S[k], *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k];
   const mbt_real* restrict J = ws->J;
-  mbt_real *dqk = dq + (size_t)k * nv, *dvk = dv + (size_t)k * nv;
-  for (int j = j0; j < j1; ++j) {
-    mbt_real q = 0, v = 0, qt = 0, vt = 0;
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real si = J[r * nv + (size_t)j];
-      qt += S[r] * J[(9 + r) * nv + (size_t)j], vt += S[r] * J[(15 + r) * nv + (size_t)j];
-      q += B[r] * si, v += G[r] * si;
-    }
+  mbt_real *restrict dqk = dq + (size_t)k * nv, *restrict dvk = dv + (size_t)k * nv;
+  for (int j = j0; j < j1; ++j) {  /* row k: Sᵀ·Φ, Sᵀ·Ω */
+    mbt_real q = 0, v = 0;
+    for (int r = 0; r < 6; ++r)
+      q += S[r] * J[(MBT_J_PHI + r) * nv + (size_t)j], v += S[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)j];
+    dqk[j] = q, dvk[j] = v;
+  }
+  for (int j = j0; j < j1; ++j) {  /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+    mbt_real q = 0, v = 0;
     for (int r = 0; r < 3; ++r) {
-      const mbt_real sy = J[(6 + r) * nv + (size_t)j];
+      const mbt_real sy = J[(MBT_J_SY + r) * nv + (size_t)j];
       q += W[r] * sy, v -= S[r] * sy;
     }
-    dqk[j] = qt, dvk[j] = vt;
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real si = J[(MBT_J_SI + r) * nv + (size_t)j];
+      q += B[r] * si, v += G[r] * si;
+    }
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
+}
+MBT_DERIV_KERNEL(descendant_entries, (const mbt_derivatives_workspace* ws, int k, mbt_real* dq, mbt_real* dv),
+                 (ws, k, dq, dv), (ws, k, dq, dv))
+
+static void descendant_pairs(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+  for (int k = 0; k < ws->nv; ++k) descendant_entries(ws, k, dq, dv);
 }
 
 /* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
@@ -384,26 +502,35 @@ static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
 
 /* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
  * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
- * entries with them: descendant_entries). */
+ * entries with them: descendant_pairs). */
 static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
-                          mbt_real* dv, mbt_real* M) {
+                          mbt_real* dv, mbt_real* M, bool si_known) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
-  for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL);
+  const bool unit = unit_columns(ws, L);
+  if (unit)
+    backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
+  else
+    for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL, si_known);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
-      if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
+      if (M) M[(size_t)j * nv + k] = unit ? SI[k - k0] : mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
       mbt_real q = 0, v = 0;
       if (moves_with(L->type, j - k0, k - k0)) {
-        for (int r = 0; r < 3; ++r) q += J[(6 + r) * nv + (size_t)j] * ws->Wk[k][r];
+        for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
         q += mbt__v6_dot(SI, ws->Bk[k]);
+      } else if (unit) {  /* e_j·Φ_k */
+        q = J[(MBT_J_PHI + j - k0) * nv + (size_t)k];
       } else {
-        for (int r = 0; r < 6; ++r) q += Sj[r] * J[(9 + r) * nv + (size_t)k];
+        for (int r = 0; r < 6; ++r) q += Sj[r] * J[(MBT_J_PHI + r) * nv + (size_t)k];
       }
-      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(15 + r) * nv + (size_t)k];
+      if (unit)
+        v = J[(MBT_J_OMEGA + j - k0) * nv + (size_t)k];
+      else
+        for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
       dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
     if (M)
@@ -457,9 +584,8 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M), add_to_parent(tree, ws, i);
-  if (dtau_dq)
-    for (int k = 0; k < nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
+  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M, false), add_to_parent(tree, ws, i);
+  if (dtau_dq) descendant_pairs(ws, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }
 
@@ -491,11 +617,9 @@ static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, co
     for (int m = k0; m < k0 + nk; ++m)
       for (int r = 0; r < 6; ++r) dA[i][r] += ws->S[m][r] * vdot[m];
   }
-  for (int i = ws->nl - 1; i > 0; --i) {
-    mbt_v6 f;
+  for (int i = ws->nl - 1; i > 0; --i) {  /* ΔF = Ib·ΔA in place (mbt__moments_mul6 reads x first) */
     for (int r = 0; r < 6; ++r) ws->A[i][r] += dA[i][r];
-    mbt__moments_mul6(&ws->Ib[i], dA[i], f);
-    memcpy(dA[i], f, sizeof f);
+    mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
   }
   for (int i = ws->nl - 1; i > 0; --i) {
     const int p = tree->local_nodes[i].parent;
@@ -510,8 +634,9 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
   const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
   memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   move_to_vdot(tree, ws, vdot);
-  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL);
-  for (int k = 0; k < tree->nv; ++k) descendant_entries(ws, k, dtau_dq, dtau_dv);
+  /* Ic and S, so Ic·S, are those of the pass at v̇ = 0. */
+  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL, true);
+  descendant_pairs(ws, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
 

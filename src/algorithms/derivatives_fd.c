@@ -13,6 +13,9 @@
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
+#ifdef MBT_DERIV_AVX2
+#include <immintrin.h>
+#endif
 
 /* MBT_OK, or MBT_ERR_INVALID_ARGUMENT naming the first force element whose derivative is not
  * computed (a linear spring-damper, a user force with a callback). */
@@ -26,16 +29,6 @@ static int check_force_elements(const mbt_tree* tree, mbt_context* ctx, const ch
                                 what, fe->name, fe->type == MBT_FORCE_USER ? "user force" : "linear spring-damper");
   }
   return MBT_OK;
-}
-
-/* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
-static void moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
-  const mbt_real* K = I->K;
-  const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
-  const mbt_real rows[36] = {K[0], K[3], K[4], 0,   -h2, h1,  K[3], K[1], K[5], h2, 0,  -h0,
-                             K[4], K[5], K[2], -h1, h0,  0,   0,    h2,   -h1,  m,  0,  0,
-                             -h2,  0,    h0,   0,   m,   0,   h1,   -h0,  0,    0,  0,  m};
-  memcpy(P, rows, sizeof rows);
 }
 
 static int singular_error(const mbt_tree* tree, mbt_context* ctx, int dof) {
@@ -53,7 +46,7 @@ static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws
     if (ws->last[i] < 0) continue;
     mbt_real P[36];
     mbt_real* Ia = ws->Ia + (size_t)ws->last[i] * 36;
-    moments_matrix(&ws->Ib[i], P);
+    mbt__moments_matrix(&ws->Ib[i], P);
     for (int r = 0; r < 36; ++r) Ia[r] += P[r];
   }
   (void)tree;
@@ -63,8 +56,8 @@ static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws
  *   x_j = (add_row ? row_j : 0) + Σ_r c_r·X_r,j,  row_j = x_j,  Y_r,j = X_r,j + d_r·x_j
  * (Y may be X). Tip to base c = −S_k/D_k, d = U_k, X = P_k, Y = P_up; base to tip
  * c = −U_k/D_k, d = S_k, X = A_up, Y = A_k, add_row. */
-static void minv_sweep(const mbt_real* c, const mbt_real* d, const mbt_real* X, mbt_real* Y, int nv, int j0, int j1,
-                       bool add_row, mbt_real* restrict row) {
+MBT_ALWAYS_INLINE void minv_sweep_body(const mbt_real* c, const mbt_real* d, const mbt_real* X, mbt_real* Y, int nv,
+                                        int j0, int j1, bool add_row, mbt_real* restrict row) {
   const mbt_real *x0 = X, *x1 = x0 + nv, *x2 = x1 + nv, *x3 = x2 + nv, *x4 = x3 + nv, *x5 = x4 + nv;
   mbt_real *y0 = Y, *y1 = y0 + nv, *y2 = y1 + nv, *y3 = y2 + nv, *y4 = y3 + nv, *y5 = y4 + nv;
   for (int j = j0; j < j1; ++j) {
@@ -76,6 +69,51 @@ static void minv_sweep(const mbt_real* c, const mbt_real* d, const mbt_real* X, 
     y3[j] = a3 + d[3] * x, y4[j] = a4 + d[4] * x, y5[j] = a5 + d[5] * x;
   }
 }
+
+#ifdef MBT_DERIV_AVX2
+/* The same, four j at a time (the six loads of a group precede its stores, so Y may be X). */
+__attribute__((target("avx2,fma"))) static void minv_sweep_avx2(const mbt_real* c, const mbt_real* d, const mbt_real* X,
+                                                                mbt_real* Y, int nv, int j0, int j1, bool add_row,
+                                                                mbt_real* restrict row) {
+  __m256d cr[6], dr[6];
+  for (int r = 0; r < 6; ++r) cr[r] = _mm256_broadcast_sd(c + r), dr[r] = _mm256_broadcast_sd(d + r);
+  int j = j0;
+  for (; j + 4 <= j1; j += 4) {
+    __m256d a[6];
+    for (int r = 0; r < 6; ++r) a[r] = _mm256_loadu_pd(X + (size_t)r * (size_t)nv + (size_t)j);
+    __m256d x = _mm256_add_pd(_mm256_fmadd_pd(cr[0], a[0], _mm256_mul_pd(cr[3], a[3])),
+                              _mm256_fmadd_pd(cr[1], a[1], _mm256_mul_pd(cr[4], a[4])));
+    x = _mm256_add_pd(x, _mm256_fmadd_pd(cr[2], a[2], _mm256_mul_pd(cr[5], a[5])));
+    if (add_row) x = _mm256_add_pd(_mm256_loadu_pd(row + j), x);
+    _mm256_storeu_pd(row + j, x);
+    for (int r = 0; r < 6; ++r) _mm256_storeu_pd(Y + (size_t)r * (size_t)nv + (size_t)j, _mm256_fmadd_pd(dr[r], x, a[r]));
+  }
+  minv_sweep_body(c, d, X, Y, nv, j, j1, add_row, row);
+}
+#endif
+
+static void minv_sweep(const mbt_derivatives_workspace* ws, const mbt_real* c, const mbt_real* d, const mbt_real* X,
+                       mbt_real* Y, int j0, int j1, bool add_row, mbt_real* row) {
+#ifdef MBT_DERIV_AVX2
+  if (ws->avx2) {
+    minv_sweep_avx2(c, d, X, Y, ws->nv, j0, j1, add_row, row);
+    return;
+  }
+#endif
+  minv_sweep_body(c, d, X, Y, ws->nv, j0, j1, add_row, row);
+}
+
+/* Ia_λ += Ia_k − U_k·U_kᵀ/D_k (6×6). */
+MBT_ALWAYS_INLINE void articulated_pass_on_body(const mbt_derivatives_workspace* ws, const mbt_real* restrict Ia,
+                                                const mbt_real* restrict U, mbt_real Dinv, mbt_real* restrict Iu) {
+  (void)ws;
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
+}
+MBT_DERIV_KERNEL(articulated_pass_on,
+                 (const mbt_derivatives_workspace* ws, const mbt_real* Ia, const mbt_real* U, mbt_real Dinv,
+                  mbt_real* Iu),
+                 (ws, Ia, U, Dinv, Iu), (ws, Ia, U, Dinv, Iu))
 
 /* Tip to base over the velocities, for the unit torques of k's subtree (columns j in
  * [k, end_k)) at once: U_k = Ia_k·S_k, D_k = S_kᵀ·U_k, the first part of row k of M⁻¹
@@ -107,20 +145,17 @@ static int minv_backward(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
     const mbt_real c[6] = {-ws->Dinv[k] * S[0], -ws->Dinv[k] * S[1], -ws->Dinv[k] * S[2],
                            -ws->Dinv[k] * S[3], -ws->Dinv[k] * S[4], -ws->Dinv[k] * S[5]};
     if (up < 0) {  /* nothing to pass on: P_k is overwritten */
-      if (!locked) minv_sweep(c, U, P, P, nv, k + 1, e, false, row);
+      if (!locked) minv_sweep(ws, c, U, P, P, k + 1, e, false, row);
       continue;
     }
-    mbt_real* Iu = ws->Ia + (size_t)up * 36;
-    const mbt_real Dinv = ws->Dinv[k];
-    for (int r = 0; r < 6; ++r)
-      for (int c = 0; c < 6; ++c) Iu[6 * r + c] += Ia[6 * r + c] - Dinv * U[r] * U[c];
+    articulated_pass_on(ws, Ia, U, ws->Dinv[k], ws->Ia + (size_t)up * 36);
     mbt_real* Pu = ws->PA + (size_t)up * 6 * nv;
     for (int r = 0; r < 6; ++r) Pu[(size_t)r * nv + k] = U[r] * row[k];
     if (locked) {
       for (int r = 0; r < 6; ++r)
         memcpy(Pu + (size_t)r * nv + k + 1, P + (size_t)r * nv + k + 1, (size_t)(e - k - 1) * sizeof(mbt_real));
     } else {
-      minv_sweep(c, U, P, Pu, nv, k + 1, e, false, row);
+      minv_sweep(ws, c, U, P, Pu, k + 1, e, false, row);
     }
   }
   return MBT_OK;
@@ -146,7 +181,7 @@ static void minv_forward(mbt_derivatives_workspace* ws, mbt_real* Minv) {
     const mbt_real* U = ws->U[k];
     const mbt_real c[6] = {-ws->Dinv[k] * U[0], -ws->Dinv[k] * U[1], -ws->Dinv[k] * U[2],
                            -ws->Dinv[k] * U[3], -ws->Dinv[k] * U[4], -ws->Dinv[k] * U[5]};
-    minv_sweep(c, S, ws->PA + (size_t)up * 6 * nv, Ak, nv, k, nv, true, row);
+    minv_sweep(ws, c, S, ws->PA + (size_t)up * 6 * nv, Ak, k, nv, true, row);
   }
   for (int k = 0; k < nv; ++k)
     for (int j = k + 1; j < nv; ++j) Minv[(size_t)j * nv + k] = Minv[(size_t)k * nv + j];
@@ -184,44 +219,6 @@ static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivative
   return MBT_OK;
 }
 
-/* Rows i, i+1 and columns k..k+7 of Y = −Minv·X, in registers. Minv is symmetric, so
- * Minv_ij = Minv_ji is read along row j next to X's row j. X_jk is zero unless j and k are on
- * one path to the root: for j < k unless k is in j's subtree (end_j > k), for j ≥ k beyond the
- * subtrees of the columns (j ≥ je). */
-static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k, const mbt_real* Minv,
-                              const mbt_real* X, mbt_real* Y) {
-  const size_t nv = (size_t)ws->nv;
-  int je = 0;
-  for (int c = k; c < k + 8; ++c) je = ws->end[c] > je ? ws->end[c] : je;
-  mbt_real a[2][8] = {{0}};
-  for (int j = 0; j < je; ++j) {
-    if (ws->end[j] <= k) continue;
-    const mbt_real *x = X + (size_t)j * nv + k, *m = Minv + (size_t)j * nv + i;
-    for (int r = 0; r < 2; ++r)
-      for (int c = 0; c < 8; ++c) a[r][c] += m[r] * x[c];
-  }
-  for (int r = 0; r < 2; ++r)
-    for (int c = 0; c < 8; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
-}
-
-/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): 2×8 blocks, the last row and column of blocks
- * shifted back to end at nv (overlapping entries are computed twice, identically). */
-static void neg_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
-  const int nv = ws->nv;
-  if (nv < 8) {
-    for (int i = 0; i < nv; ++i)
-      for (int k = 0; k < nv; ++k) {
-        mbt_real a = 0;
-        for (int j = 0; j < nv; ++j) a += Minv[(size_t)i * nv + j] * X[(size_t)j * nv + k];
-        Y[(size_t)i * nv + k] = -a;
-      }
-    return;
-  }
-  for (int i = 0; i < nv; i += 2)
-    for (int k = 0; k < nv; k += 8)
-      neg_product_block(ws, i + 2 <= nv ? i : nv - 2, k + 8 <= nv ? k : nv - 8, Minv, X, Y);
-}
-
 int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                                  mbt_real* Minv) {
   const char* what = "calc_mass_matrix_inverse";
@@ -248,8 +245,8 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   if ((st = minv_recursion(tree, ctx, ws, Minv))) return st;
   articulated_solve(ctx, ws, ws->rhs, ws->vdot);
   mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
-  neg_product(ws, Minv, ws->T1, dvdot_dq);
-  neg_product(ws, Minv, ws->T2, dvdot_dv);
+  mbt__neg_minv_product(ws, Minv, ws->T1, dvdot_dq);
+  mbt__neg_minv_product(ws, Minv, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
   return MBT_OK;
 }

@@ -15,6 +15,36 @@
 
 typedef mbt_real mbt_v6[6];
 
+/* The kernels of the O(nv²) and O(nv³) work have two versions: for baseline x86-64 and, where the
+ * processor has them (ws->avx2, checked once per workspace by __builtin_cpu_supports), for AVX2
+ * and FMA; both give the same numbers to round-off. −M⁻¹·∂tau and the M⁻¹ sweeps are written
+ * with intrinsics (derivatives_simd.c, derivatives_fd.c); the pair sweep is the same C compiled
+ * for both targets: MBT_DERIV_KERNEL(name, params, args, body_args) defines name(params),
+ * called with args and dispatching on ws->avx2 (ws one of the params), over
+ * name##_body(body_args), an always-inline function (fp-contract=fast in the AVX2 version, so
+ * that its multiply-adds are fused). -DMBT_NO_AVX2 builds the baseline alone. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
+#define MBT_DERIV_AVX2 1
+#define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
+  static void name##_base params { name##_body body_args; }                     \
+  __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void name##_avx2 params { \
+    name##_body body_args;                                                      \
+  }                                                                             \
+  static void name params {                                                     \
+    if (ws->avx2)                                                               \
+      name##_avx2 args;                                                         \
+    else                                                                        \
+      name##_base args;                                                         \
+  }
+#else
+#define MBT_DERIV_KERNEL(name, params, args, body_args) \
+  static void name params { name##_body body_args; }
+#endif
+#define MBT_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* True where the AVX2/FMA kernels can run (derivatives_simd.c). */
+bool mbt__deriv_have_avx2(void);
+
 /* Y = I·(v×) − (I·v)×̄* − v×*·I of a body (or a sum of them over a subtree). With I = {m, h, K}
  * about Wo and v = [ω; u], its right half vanishes and its lower-left block is skew:
  *   Y = [[Σ + [n]×, 0], [[b]×, 0]],  Σ = K·[ω]× − [ω]×·K + u·hᵀ + h·uᵀ − 2(u·h)·1 (symmetric),
@@ -26,9 +56,14 @@ typedef struct {
   mbt_real b[3];
 } mbt_ymat;
 
+/* The rows of ws->J, per velocity j, of its node's subtree: Ycᵀ·S_j (angular part; the linear
+ * part is zero), Ic·S_j, Φ_j = ∂F/∂q_j, Ω_j = ∂F/∂v_j. */
+enum { MBT_J_SY = 0, MBT_J_SI = 3, MBT_J_PHI = 9, MBT_J_OMEGA = 15, MBT_J_ROWS = 21 };
+
 struct mbt_derivatives_workspace {
   const mbt_tree* tree;
   int nv, nl;
+  bool avx2;                    /* run the AVX2/FMA kernels */
   /* per local node */
   mbt_transform* X_WM;          /* pose of the node's frame M */
   mbt_v6* V;                    /* V_WM at Wo */
@@ -44,9 +79,8 @@ struct mbt_derivatives_workspace {
   mbt_v6* Bk;                   /* −S_k × aλ_k + (S_k × vλ_k) × vλ_k */
   mbt_v6* Gk;                   /* (u_k + vλ_k) × S_k */
   mbt_v6* SI;                   /* Ic·S_j */
-  mbt_real* J;                  /* [21][nv] by rows, for the sweeps over a subtree's velocities:
-                                   0-5 Ic·S_j, 6-8 Ycᵀ·S_j (angular part; the linear part is zero),
-                                   9-14 Φ_j = ∂F/∂q_j, 15-20 Ω_j = ∂F/∂v_j of the node's subtree */
+  mbt_real* J;                  /* [MBT_J_ROWS][nv] by rows (MBT_J_*), for the pairs of a velocity
+                                   k with the velocities j below its node (descendant_pairs) */
   mbt_v6* U;                    /* Ia_k·S_k (mass matrix inverse) */
   mbt_real* Ia;                 /* [nv][36] articulated inertia of velocity k's virtual body */
   mbt_real* Dinv;               /* [nv] 1/(S_kᵀ·Ia_k·S_k) */
@@ -92,6 +126,11 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                                  const mbt_real* v, const mbt_real* vdot);
 
+/* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
+ * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
+void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
+                           mbt_real* Y);
+
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
 static inline void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
@@ -114,7 +153,8 @@ static inline void mbt__v6_cross_force(const mbt_real* a, const mbt_real* b, mbt
 static inline mbt_real mbt__v6_dot(const mbt_real* a, const mbt_real* b) {
   return (a[0] * b[0] + a[3] * b[3]) + (a[1] * b[1] + a[4] * b[4]) + (a[2] * b[2] + a[5] * b[5]);
 }
-/* I·[w; v] = [K·w + h × v; m·v − h × w] for an inertia by its moments {m, h, K} about Wo. */
+/* I·[w; v] = [K·w + h × v; m·v − h × w] for an inertia by its moments {m, h, K} about Wo (y may
+ * be x: x is read first). */
 static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_real* x, mbt_real* y) {
   const mbt_real* K = I->K;
   const mbt_real* h = I->h.v;
@@ -125,6 +165,18 @@ static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_rea
   y[3] = I->m * v0 - (h[1] * w2 - h[2] * w1);
   y[4] = I->m * v1 - (h[2] * w0 - h[0] * w2);
   y[5] = I->m * v2 - (h[0] * w1 - h[1] * w0);
+}
+
+/* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
+static inline void mbt__moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
+  const mbt_real* K = I->K;
+  const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
+  P[0] = K[0], P[1] = K[3], P[2] = K[4], P[3] = 0, P[4] = -h2, P[5] = h1;
+  P[6] = K[3], P[7] = K[1], P[8] = K[5], P[9] = h2, P[10] = 0, P[11] = -h0;
+  P[12] = K[4], P[13] = K[5], P[14] = K[2], P[15] = -h1, P[16] = h0, P[17] = 0;
+  P[18] = 0, P[19] = h2, P[20] = -h1, P[21] = m, P[22] = 0, P[23] = 0;
+  P[24] = -h2, P[25] = 0, P[26] = h0, P[27] = 0, P[28] = m, P[29] = 0;
+  P[30] = h1, P[31] = -h0, P[32] = 0, P[33] = 0, P[34] = 0, P[35] = m;
 }
 
 #endif /* MBT_DERIVATIVES_INTERNAL_H */
