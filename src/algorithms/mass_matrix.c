@@ -38,7 +38,8 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  * moving ancestor), composite inertias about each node's Mo, products about the reference point
  * Ro of the node's subtree hanging from the world (its first node's Mo; M is the same about any
  * point, and about Ro no digits are lost however far the bodies are from Wo):
- *   X_WM and the columns H_j at Ro of each node, base to tip (mbt__local_pose_and_H_Ro);
+ *   X_WM and the columns H_j at Ro of each node, base to tip: the position kinematics cache
+ *   (computed in the same pass when q changed);
  *   Ic_M = I_Mo (re-expressed in W) + Σ_children Ic_C shifted from Co to Mo (tip to base);
  *   for each column j of the node: F_j = Ic_M·H_j at Mo = [K·w + h × v_Mo; m·v_Mo − h × w]
  *   (v_Mo = v_Ro − p_RoMo × w), shifted to Ro: tau += p_RoMo × f;
@@ -51,23 +52,22 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   int st = mbt__check_tree_context(tree, ctx, "calc_mass_matrix");
   if (st) return st;
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
-  mbt__calc_joint_sincos(tree, ctx);
   const int nv = tree->nv, nl = tree->num_local_nodes;
   const mbt_local_node* nodes = tree->local_nodes;
-  mbt_transform* X_WM = ctx->scratch_X_WM;
+  const bool pose = !ctx->position_valid;
+  if (pose) mbt__calc_joint_sincos(tree, ctx);
+  const mbt_transform* X_WM = ctx->pc.X_WM;
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
-  mbt_spatial_velocity* H_Ro = ctx->scratch_H;
   const int* v_parent = ctx->v_parent;
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
   const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
   if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
-  X_WM[0] = mbt_transform_identity();
   for (int i = 1; i < nl; ++i) {
-    const mbt_local_node* L = &nodes[i];
-    mbt_vec3 p_WoRo; /* not needed: M is the same about every point */
-    mbt__local_pose_and_H_Ro(tree, ctx, L, &X_WM[L->parent], &X_WM[i], &H_Ro[L->v_start], &p_WoRo);
+    if (pose) mbt__position_kinematics_node(tree, ctx, i);
     mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   }
+  ctx->position_valid = true;
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
@@ -112,13 +112,12 @@ int mbt_calc_mass_matrix_via_inverse_dynamics(const mbt_tree* tree, mbt_context*
   const int nv = tree->nv;
   if (!M && nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix_via_inverse_dynamics: M is NULL");
-  mbt__ensure_position_kinematics(tree, ctx);
   mbt_real* vdot = ctx->scratch_nv[0];
   mbt_real* col = ctx->scratch_nv[1];
   for (int i = 0; i < nv; ++i) vdot[i] = 0;
   for (int j = 0; j < nv; ++j) {
     vdot[j] = 1;
-    mbt__inverse_dynamics(tree, ctx, false, vdot, NULL, NULL, ctx->scratch_A, ctx->scratch_F2, col);
+    mbt__inverse_dynamics_W(tree, ctx, false, vdot, NULL, NULL, col);
     vdot[j] = 0;
     for (int i = 0; i < nv; ++i) M[i * nv + j] = col[i];
   }
