@@ -141,6 +141,32 @@ static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mb
   *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
 }
 
+/* The net force of a rigid body I = {m, h, K} (about a point O) with spatial velocity [w; v] and
+ * spatial acceleration [α; a] at O, I·A + V ×* I·V [Featherstone 2008, §2.14], with s = w × v,
+ * v × m·v = 0 and the Jacobi identity w × (h × v) − v × (h × w) = h × (w × v):
+ *   t = K·α + w × (K·w) + h × (a + s),  f = m·(a + s) − h × α − w × (h × w)
+ * (no α, a: the gyroscopic force V ×* I·V alone). */
+static inline void mbt__moments_net_force(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, const mbt_vec3* al,
+                                          const mbt_vec3* a, mbt_vec3* t, mbt_vec3* f) {
+  const mbt_real* K = I->K;
+  const mbt_vec3 s = mbt_vec3_cross(w, v);
+  const mbt_vec3 b = a ? mbt_vec3_add(*a, s) : s;
+  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
+                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
+                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
+  mbt_vec3 tt = mbt_vec3_add(mbt_vec3_cross(w, Kw), mbt_vec3_cross(I->h, b));
+  mbt_vec3 ff = mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
+  if (al) {
+    const mbt_vec3 x = *al;
+    tt = mbt_vec3_add(tt, mbt_vec3_make(K[0] * x.v[0] + K[3] * x.v[1] + K[4] * x.v[2],
+                                        K[3] * x.v[0] + K[1] * x.v[1] + K[5] * x.v[2],
+                                        K[4] * x.v[0] + K[5] * x.v[1] + K[2] * x.v[2]));
+    ff = mbt_vec3_sub(ff, mbt_vec3_cross(I->h, x));
+  }
+  *t = tt;
+  *f = ff;
+}
+
 /* ---- the kinematic core (kinematics.c) ------------------------------------------------------- */
 /* The position kinematics of local node i (after its parent's) into ctx->pc: X_WM, Ro and the
  * columns H at Ro (mbt__local_pose_and_H_Ro); needs the joint angles' sin and cos. */

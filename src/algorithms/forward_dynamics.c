@@ -275,11 +275,7 @@ static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt__velocity_kinematics_node(tree, ctx, i, &aba->c[i]);
   if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) return;
   const mbt_spatial_velocity* V = &ctx->vc.V[i];
-  mbt_vec3 t, f;
-  mbt__moments_mul(&aba->I_Ro[i], V->w, V->v, &t, &f);
-  mbt_spatial_force* Z = &aba->Z[i];
-  Z->tau = mbt_vec3_add(mbt_vec3_cross(V->w, t), mbt_vec3_cross(V->v, f));
-  Z->f = mbt_vec3_cross(V->w, f);
+  mbt__moments_net_force(&aba->I_Ro[i], V->w, V->v, NULL, NULL, &aba->Z[i].tau, &aba->Z[i].f);
 }
 
 /* Tip to base at an articulated node i: pass 1 when q changed (projection, P and Ic into the

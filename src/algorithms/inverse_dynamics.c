@@ -18,13 +18,10 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
     mbt_inertia_moments I_W, I;
     mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &I_W);
     mbt__moments_shift_to(&I_W, ctx->pc.X_WM[i].p, &I);
-    mbt__moments_mul(&I, A[i].alpha, A[i].a, &F[i].tau, &F[i].f);
-    if (!use_v) continue;
-    const mbt_spatial_velocity* V = &ctx->vc.V[i];
-    mbt_vec3 t, f;
-    mbt__moments_mul(&I, V->w, V->v, &t, &f);
-    F[i].tau = mbt_vec3_add(F[i].tau, mbt_vec3_add(mbt_vec3_cross(V->w, t), mbt_vec3_cross(V->v, f)));
-    F[i].f = mbt_vec3_add(F[i].f, mbt_vec3_cross(V->w, f));
+    if (use_v)
+      mbt__moments_net_force(&I, ctx->vc.V[i].w, ctx->vc.V[i].v, &A[i].alpha, &A[i].a, &F[i].tau, &F[i].f);
+    else
+      mbt__moments_mul(&I, A[i].alpha, A[i].a, &F[i].tau, &F[i].f);
   }
   if (Fapp_Bo_W)
     for (int node = 1; node < tree->num_nodes; ++node) {
@@ -135,14 +132,9 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
-/* f_M = I·a_M + v_M ×* (I·v_M) for one local node. */
+/* f_M = I·a_M + v_M ×* (I·v_M) for one local node (mbt__moments_net_force). */
 static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
-  const mbt_vec3 w = s->V.w, v = s->V.v;
-  mbt_vec3 t, f, ht, hf;
-  mbt__moments_mul(I, s->A.alpha, s->A.a, &t, &f);
-  mbt__moments_mul(I, w, v, &ht, &hf);
-  s->F.tau = mbt_vec3_add(t, mbt_vec3_add(mbt_vec3_cross(w, ht), mbt_vec3_cross(v, hf)));
-  s->F.f = mbt_vec3_add(f, mbt_vec3_cross(w, hf));
+  mbt__moments_net_force(I, s->V.w, s->V.v, &s->A.alpha, &s->A.a, &s->F.tau, &s->F.f);
 }
 
 /* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from R_AM·f_M (t_A, f_A): F_Mo_F = R_AFᵀ·R_AM·f_M. */
@@ -219,13 +211,12 @@ static mbt_spatial_force welded_body_force(const mbt_tree* tree, const mbt_conte
   mbt__body_moments_at_Ro(tree, ctx, node, &I);
   const mbt_spatial_acceleration* A = &ctx->aba.A[host];
   const mbt_spatial_velocity* V = &ctx->vc.V[host];
-  mbt_vec3 t, f, ht, hf;
-  mbt__moments_mul(&I, A->alpha, A->a, &t, &f);
-  mbt__moments_mul(&I, V->w, V->v, &ht, &hf);
+  mbt_vec3 t, f;
+  mbt__moments_net_force(&I, V->w, V->v, &A->alpha, &A->a, &t, &f);
   const mbt_spatial_force Fa = mbt__body_force_at_Ro(tree, ctx, node, Fapp_Bo_W, NULL);
   mbt_spatial_force F;
-  F.tau = mbt_vec3_sub(mbt_vec3_add(t, mbt_vec3_add(mbt_vec3_cross(V->w, ht), mbt_vec3_cross(V->v, hf))), Fa.tau);
-  F.f = mbt_vec3_sub(mbt_vec3_add(f, mbt_vec3_cross(V->w, hf)), Fa.f);
+  F.tau = mbt_vec3_sub(t, Fa.tau);
+  F.f = mbt_vec3_sub(f, Fa.f);
   return F;
 }
 
