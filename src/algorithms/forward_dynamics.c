@@ -452,15 +452,15 @@ static void calc_dof_parents(const mbt_tree* tree, mbt_context* ctx) {
   int* last = ctx->aba.node_last_dof;
   int* lambda = ctx->aba.dof_parent;
   last[0] = -1;
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
-    int above = last[n->parent_node];
-    if (n->nv > 0 && !(ctx->any_locked && ctx->v_locked[n->v_start]))
-      for (int k = 0; k < n->nv; ++k) {
-        lambda[n->v_start + k] = above;
-        above = n->v_start + k;
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    int above = last[L->parent];
+    if (L->nv > 0 && !(ctx->any_locked && ctx->v_locked[L->v_start]))
+      for (int k = 0; k < L->nv; ++k) {
+        lambda[L->v_start + k] = above;
+        above = L->v_start + k;
       }
-    last[node] = above;
+    last[i] = above;
   }
 }
 

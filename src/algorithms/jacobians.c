@@ -112,15 +112,15 @@ int mbt_map_velocity_to_qdot(const mbt_tree* tree, const mbt_context* ctx, const
   if (st) return st;
   if ((!v && tree->nv > 0) || (!qdot && tree->nq > 0))
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: v or qdot is NULL", what);
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     if (mbt__mob_velocity_to_qdot_is_singular(n, ctx->q + n->q_start))
       return mbt__context_error(ctx, MBT_ERR_SINGULAR,
                                 "%s: mobilizer '%s': N(q) is singular (gimbal lock at pitch = ±π/2)", what,
                                 tree->mobilizers[n->mobilizer].name);
   }
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     mbt__mob_map_velocity_to_qdot(n, ctx->q + n->q_start, v + n->v_start, qdot + n->q_start);
   }
   return MBT_OK;
@@ -135,14 +135,14 @@ int mbt_map_qdot_to_velocity(const mbt_tree* tree, const mbt_context* ctx, const
   if ((!v && tree->nv > 0) || (!qdot && tree->nq > 0))
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: v or qdot is NULL", what);
   mbt_real tmp[MBT_JOINT_MAX_NV];
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     if (mbt__mob_map_qdot_to_velocity(n, ctx->q + n->q_start, qdot + n->q_start, tmp) != MBT_OK)
       return mbt__context_error(ctx, MBT_ERR_SINGULAR, "%s: mobilizer '%s': N⁺(q) is undefined (zero quaternion)",
                                 what, tree->mobilizers[n->mobilizer].name);
   }
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     mbt__mob_map_qdot_to_velocity(n, ctx->q + n->q_start, qdot + n->q_start, v + n->v_start);
   }
   return MBT_OK;

@@ -88,7 +88,7 @@ static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool*
 
 /* The articulated-body algorithm's cache (per local node and per velocity). */
 static void alloc_aba_cache(const mbt_tree* tree, mbt_aba_cache* aba, bool* failed) {
-  const size_t nn = (size_t)tree->num_nodes, nv = (size_t)tree->nv, nl = (size_t)tree->num_local_nodes;
+  const size_t nv = (size_t)tree->nv, nl = (size_t)tree->num_local_nodes;
   aba->I_Ro = alloc(nl, sizeof(mbt_inertia_moments), failed);
   aba->Ic_trace = alloc(nl, sizeof(mbt_real), failed);
   aba->P = alloc(nl, sizeof(mbt_aba_inertia), failed);
@@ -101,7 +101,7 @@ static void alloc_aba_cache(const mbt_tree* tree, mbt_aba_cache* aba, bool* fail
   aba->e = alloc(nv, sizeof(mbt_real), failed);
   aba->A = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
   aba->dof_parent = alloc(nv, sizeof(int), failed);
-  aba->node_last_dof = alloc(nn, sizeof(int), failed);
+  aba->node_last_dof = alloc(nl, sizeof(int), failed);
   aba->M_diag = alloc(nv, sizeof(mbt_real), failed);
 }
 

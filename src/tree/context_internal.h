@@ -71,7 +71,7 @@ typedef struct {
   mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 (and of the
                                         world-frame inverse dynamics) */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
-  int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
+  int* node_last_dof;                /* [local] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
 } mbt_aba_cache;
 
