@@ -79,56 +79,35 @@ static inline void mbt__moments_shift_to(const mbt_inertia_moments* I, mbt_vec3 
  * (L->parent == 0, X_WA = I), *p_WoRo receives p_WoMo and X_WM->p = 0; below it, X_WM->p is
  * p_RoMo and *p_WoRo is left alone. R_WF = R_WA·R_AF, p_RoFo = p_RoAo + R_WA·p_AF,
  * X_WM = X_WF·X_FM(q); a column [w; v_Mo] of H_FM at Mo in F is [R_WF·w; R_WF·v_Mo + p_RoMo × R_WF·w]
- * at Ro in W. Revolute (about ẑ): R_WM = R_WF·R_z(q) (12 products), w = column z of R_WF,
- * v_Mo = 0; prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0, v_Mo = column z of R_WF. */
+ * at Ro in W. Revolute (about ẑ): R_WM = R_WA·(R_AF·R_z(q)), the product in brackets (12
+ * products) off the chain of dependent products from the world (with R_AF = I, R_WA·R_z(q): 12
+ * products), w = column z of R_WM, v_Mo = 0; prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0,
+ * v_Mo = column z of R_WF. */
+void mbt__local_pose_and_H_Ro_general(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L,
+                                       const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H,
+                                       mbt_vec3* p_WoRo);
 static inline void mbt__local_pose_and_H_Ro(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L,
                                             const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H,
                                             mbt_vec3* p_WoRo) {
-  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  if (L->type != MBT_MOBILIZER_REVOLUTE) {
+    mbt__local_pose_and_H_Ro_general(tree, ctx, L, X_WA, X_WM, H, p_WoRo);
+    return;
+  }
   const mbt_vec3 p_RoFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
-  const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]);
-  const mbt_real* q = ctx->q + L->q_start;
   const bool root = L->parent == 0;
-  if (L->type == MBT_MOBILIZER_REVOLUTE) {
-    const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
-    for (int r = 0; r < 3; ++r) {
-      X_WM->R.m[r][0] = cs * R_WF.m[r][0] + sn * R_WF.m[r][1];
-      X_WM->R.m[r][1] = cs * R_WF.m[r][1] - sn * R_WF.m[r][0];
-      X_WM->R.m[r][2] = R_WF.m[r][2];
-    }
-    if (root) *p_WoRo = p_RoFo;
-    X_WM->p = root ? mbt_vec3_zero() : p_RoFo;
-    H->w = z;
-    H->v = mbt_vec3_cross(X_WM->p, z);
-    return;
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  const mbt_mat3* A = L->R_AF_is_identity ? &X_WA->R : &L->X_AF.R;
+  mbt_mat3 AR;  /* A·R_z(q): columns (c·x + s·y, c·y − s·x, z) of A = (x, y, z) */
+  for (int r = 0; r < 3; ++r) {
+    AR.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
+    AR.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
+    AR.m[r][2] = A->m[r][2];
   }
-  if (L->type == MBT_MOBILIZER_PRISMATIC) {
-    X_WM->R = R_WF;
-    X_WM->p = mbt_vec3_axpy(p_RoFo, q[0], z);
-    if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
-    H->w = mbt_vec3_zero();
-    H->v = z;
-    return;
-  }
-  mbt_transform X_FM;
-  mbt_spatial_velocity H_FM[6];
-  const mbt_node* n = &tree->nodes[L->node];
-  if (L->type == MBT_MOBILIZER_SCREW) {
-    const mbt_real s = ctx->sin_q[L->q_start], c = ctx->cos_q[L->q_start];
-    X_FM.R = n->axis_k ? mbt__rot_coord_axis(n->axis_k, s, c) : mbt__rot_axis_angle(n->axis, s, c);
-    X_FM.p = mbt_vec3_scale(n->axis, n->pitch * q[0]);
-  } else {
-    mbt__mob_calc_X_FM(n, q, &X_FM);
-  }
-  mbt__mob_calc_H_FM(n, q, H_FM);
-  X_WM->R = mbt_mat3_mul(&R_WF, &X_FM.R);
-  X_WM->p = mbt_vec3_add(p_RoFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
-  if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
-  for (int j = 0; j < L->nv; ++j) {
-    const mbt_vec3 w = mbt_mat3_mul_vec(&R_WF, H_FM[j].w);
-    H[j].w = w;
-    H[j].v = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H_FM[j].v), mbt_vec3_cross(X_WM->p, w));
-  }
+  X_WM->R = L->R_AF_is_identity ? AR : mbt_mat3_mul(&X_WA->R, &AR);
+  if (root) *p_WoRo = p_RoFo;
+  X_WM->p = root ? mbt_vec3_zero() : p_RoFo;
+  H->w = mbt_vec3_make(X_WM->R.m[0][2], X_WM->R.m[1][2], X_WM->R.m[2][2]);
+  H->v = mbt_vec3_cross(X_WM->p, H->w);
 }
 
 /* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about a point O, [w; v] at O. */

@@ -60,6 +60,44 @@ void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx) {
   ctx->sincos_valid = true;
 }
 
+/* mbt__local_pose_and_H_Ro (algorithms_internal.h) for every type but the revolute one. */
+void mbt__local_pose_and_H_Ro_general(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L,
+                                       const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H,
+                                       mbt_vec3* p_WoRo) {
+  const mbt_vec3 p_RoFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  const mbt_real* q = ctx->q + L->q_start;
+  const bool root = L->parent == 0;
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]);
+  if (L->type == MBT_MOBILIZER_PRISMATIC) {
+    X_WM->R = R_WF;
+    X_WM->p = mbt_vec3_axpy(p_RoFo, q[0], z);
+    if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
+    H->w = mbt_vec3_zero();
+    H->v = z;
+    return;
+  }
+  mbt_transform X_FM;
+  mbt_spatial_velocity H_FM[6];
+  const mbt_node* n = &tree->nodes[L->node];
+  if (L->type == MBT_MOBILIZER_SCREW) {
+    const mbt_real s = ctx->sin_q[L->q_start], c = ctx->cos_q[L->q_start];
+    X_FM.R = n->axis_k ? mbt__rot_coord_axis(n->axis_k, s, c) : mbt__rot_axis_angle(n->axis, s, c);
+    X_FM.p = mbt_vec3_scale(n->axis, n->pitch * q[0]);
+  } else {
+    mbt__mob_calc_X_FM(n, q, &X_FM);
+  }
+  mbt__mob_calc_H_FM(n, q, H_FM);
+  X_WM->R = mbt_mat3_mul(&R_WF, &X_FM.R);
+  X_WM->p = mbt_vec3_add(p_RoFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
+  if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
+  for (int j = 0; j < L->nv; ++j) {
+    const mbt_vec3 w = mbt_mat3_mul_vec(&R_WF, H_FM[j].w);
+    H[j].w = w;
+    H[j].v = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H_FM[j].v), mbt_vec3_cross(X_WM->p, w));
+  }
+}
+
 /* ---- position and velocity kinematics ---------------------------------------------------- */
 static void calc_position_kinematics(const mbt_tree* tree, mbt_context* ctx) {
   mbt__calc_joint_sincos(tree, ctx);
