@@ -173,6 +173,9 @@ static inline void mbt__velocity_kinematics_node(const mbt_tree* tree, mbt_conte
   if (L->nv == 1) {
     wJ = mbt_vec3_scale(S->w, qd[0]);
     vJ = mbt_vec3_scale(S->v, qd[0]);
+  } else if (L->S_is_identity) {
+    wJ = mbt_vec3_make(qd[0], qd[1], qd[2]);
+    vJ = mbt_vec3_make(qd[3], qd[4], qd[5]);
   } else {
     for (int k = 0; k < L->nv; ++k) {
       wJ = mbt_vec3_axpy(wJ, qd[k], S[k].w);

@@ -174,14 +174,6 @@ static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const m
 }
 
 /* ---- pass 1 --------------------------------------------------------------------------------------- */
-/* True when the six columns S are exactly the unit vectors. */
-static bool columns_are_identity(const mbt_spatial_velocity* S) {
-  for (int k = 0; k < 6; ++k)
-    for (int r = 0; r < 6; ++r)
-      if (S[k].coeffs[r] != (r == k ? 1 : 0)) return false;
-  return true;
-}
-
 /* The q-dependent quantities of node i, base to tip, from its position kinematics (X_WM, S = H):
  * the flags, I_i = I_Mo_M re-expressed in W and shifted from Mo to Ro, and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
@@ -190,7 +182,7 @@ static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const unsigned char free = (L->nv > 0 && !node_is_locked(ctx, L)) ? MBT__ABA_FREE : 0;
   aba->flags[i] = free | ((free || (aba->flags[L->parent] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0) |
-                  (L->nv == 6 && columns_are_identity(&pc->H[L->v_start]) ? MBT__ABA_S_IDENTITY : 0);
+                  (L->S_is_identity ? MBT__ABA_S_IDENTITY : 0);
   mbt_inertia_moments I_W;
   mbt__moments_reexpress(&ctx->I_Mo_M[i], &pc->X_WM[i].R, &I_W);
   mbt_inertia_moments* I = &aba->I_Ro[i];
@@ -345,9 +337,12 @@ static void aba_accelerations(const mbt_tree* tree, mbt_context* ctx, mbt_vec3 a
     mbt_real x[6];
     for (int k = 0; k < L->nv; ++k) x[k] = e[k] - mbt__spatial_dot(U[k].coeffs, A->coeffs);
     solve_D(aba, L, x);
+    const bool identity = aba->flags[i] & MBT__ABA_S_IDENTITY;
     for (int k = 0; k < L->nv; ++k) {
       vd[k] = x[k];
-      for (int r = 0; r < 6; ++r) A->coeffs[r] += S[k].coeffs[r] * x[k];
+      if (identity) A->coeffs[k] += x[k];
+      else
+        for (int r = 0; r < 6; ++r) A->coeffs[r] += S[k].coeffs[r] * x[k];
     }
   }
 }

@@ -75,8 +75,8 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   mbt__mob_calc_X_FM(n, q, &X_FM);
   mbt__mob_calc_V_FM(n, q, v ? v : zero, &V_FM);
   mbt__mob_calc_A_FM(n, q, v ? v : zero, vdot, &A_FM);
-  s->R_AM = mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
-  s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
+  s->R_AM = L->R_AF_is_identity ? X_FM.R : mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
+  s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, L->R_AF_is_identity ? X_FM.p : mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
   vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
   vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
   aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);

@@ -87,6 +87,14 @@ void mbt__local_pose_and_H_Ro_general(const mbt_tree* tree, const mbt_context* c
   } else {
     mbt__mob_calc_X_FM(n, q, &X_FM);
   }
+  if (L->S_is_identity) {  /* R_WF = I, H = H_FM = I₆ */
+    X_WM->R = X_FM.R;
+    *p_WoRo = mbt_vec3_add(p_RoFo, X_FM.p);
+    X_WM->p = mbt_vec3_zero();
+    for (int j = 0; j < 6; ++j)
+      for (int r = 0; r < 6; ++r) H[j].coeffs[r] = r == j;
+    return;
+  }
   mbt__mob_calc_H_FM(n, q, H_FM);
   X_WM->R = mbt_mat3_mul(&R_WF, &X_FM.R);
   X_WM->p = mbt_vec3_add(p_RoFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
@@ -131,10 +139,16 @@ void mbt__add_general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, i
   mbt_spatial_acceleration Ab;
   mbt__mob_calc_V_FM(n, q, v, &V_FM);
   mbt__mob_calc_A_FM(n, q, v, NULL, &Ab);
+  const mbt_vec3 a_F = mbt_vec3_sub(Ab.a, mbt_vec3_cross(V_FM.w, V_FM.v));
+  if (L->S_is_identity) {  /* R_WF = I, p_RoMo = 0 */
+    c->alpha = mbt_vec3_add(c->alpha, Ab.alpha);
+    c->a = mbt_vec3_add(c->a, a_F);
+    return;
+  }
   const mbt_transform* X_WA = &ctx->pc.X_WM[L->parent];
   const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
   const mbt_vec3 al = mbt_mat3_mul_vec(&R_WF, Ab.alpha);
-  const mbt_vec3 a = mbt_mat3_mul_vec(&R_WF, mbt_vec3_sub(Ab.a, mbt_vec3_cross(V_FM.w, V_FM.v)));
+  const mbt_vec3 a = mbt_mat3_mul_vec(&R_WF, a_F);
   c->alpha = mbt_vec3_add(c->alpha, al);
   c->a = mbt_vec3_add(c->a, mbt_vec3_add(a, mbt_vec3_cross(ctx->pc.X_WM[i].p, al)));
 }

@@ -104,6 +104,7 @@ static int build_local_nodes(mbt_node* nodes, int nb, mbt_local_node* local) {
         L->axis_k = 3;
       }
       L->R_AF_is_identity = mat3_is_identity(&L->X_AF.R);
+      L->S_is_identity = L->type == MBT_MOBILIZER_QUATERNION_FLOATING && L->parent == 0 && L->R_AF_is_identity;
       *host = num++;
     }
   }

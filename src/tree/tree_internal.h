@@ -116,6 +116,8 @@ typedef struct {
   int axis_k;                   /* as mbt_node.axis_k */
   int nv, q_start, v_start;
   bool R_AF_is_identity;
+  bool S_is_identity;           /* a quaternion-floating node hanging from the world with R_AF = I:
+                                   R_WF = I, p_RoMo = 0, so its six columns H are the unit vectors */
   mbt_vec3 axis;                /* unit axis in F (= M) for revolute/prismatic/screw */
   mbt_transform X_AF;           /* the inboard frame F in A, constant (welds composed in) */
 } mbt_local_node;
