@@ -156,6 +156,14 @@ static inline void mbt__position_kinematics_node(const mbt_tree* tree, mbt_conte
   if (L->parent > 0) pc->p_WoRo[i] = pc->p_WoRo[L->parent];
 }
 
+/* A local node's merged inertia I_Mo_M re-expressed by R_WM and moved from Mo to Ro, into
+ * ctx->aba.I_Ro[i]. Needs the position cache. */
+static inline void mbt__inertia_at_Ro(mbt_context* ctx, int i) {
+  mbt_inertia_moments I_W;
+  mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &I_W);
+  mbt__moments_shift_to(&I_W, ctx->pc.X_WM[i].p, &ctx->aba.I_Ro[i]);
+}
+
 /* R_WF·Ḣ_FM·q̇ of a general mobilizer (not revolute, prismatic or screw) added to c, a spatial
  * acceleration at Ro in W. Needs the position cache. */
 void mbt__add_general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, int i, mbt_spatial_acceleration* c);

@@ -178,15 +178,12 @@ static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const m
  * the flags, I_i = I_Mo_M re-expressed in W and shifted from Mo to Ro, and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
-  const mbt_position_cache* pc = &ctx->pc;
   const mbt_local_node* L = &tree->local_nodes[i];
   const unsigned char free = (L->nv > 0 && !node_is_locked(ctx, L)) ? MBT__ABA_FREE : 0;
   aba->flags[i] = free | ((free || (aba->flags[L->parent] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0) |
                   (L->S_is_identity ? MBT__ABA_S_IDENTITY : 0);
-  mbt_inertia_moments I_W;
-  mbt__moments_reexpress(&ctx->I_Mo_M[i], &pc->X_WM[i].R, &I_W);
-  mbt_inertia_moments* I = &aba->I_Ro[i];
-  mbt__moments_shift_to(&I_W, pc->X_WM[i].p, I);
+  if (!ctx->inertia_valid) mbt__inertia_at_Ro(ctx, i);  /* (set valid after the whole pass) */
+  const mbt_inertia_moments* I = &aba->I_Ro[i];
   if (aba->flags[i] & MBT__ABA_ARTICULATED) {
     abi_set_rigid(&aba->P[i], I);
     aba->Ic_trace[i] = I->K[0] + I->K[1] + I->K[2] + 3 * I->m;
@@ -372,6 +369,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     aba_node_velocity(tree, ctx, i);
   }
   ctx->position_valid = ctx->velocity_valid = true;
+  if (factor) ctx->inertia_valid = true;
   if (forces || Fapp_Bo_W) subtract_body_forces(tree, ctx, forces ? forces->F_BBo_W : NULL, Fapp_Bo_W);
   for (int i = nl - 1; i > 0; --i) {
     if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) continue;

@@ -5,7 +5,8 @@
 #include "mobilizers/mobilizer_types.h"
 
 /* Base to tip: the accelerations A_i (mbt__calc_local_accelerations), then each node's force
- * F_i = I_i·A_i + V_i ×* I_i·V_i, I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro,
+ * F_i = I_i·A_i + V_i ×* I_i·V_i, I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro
+ * (mbt__inertia_at_Ro, kept while q and the inertias are unchanged),
  * [w; v] ×* [t; f] = [w × t + v × f; w × f]; the bodies' applied forces are subtracted from their
  * host's F. Tip to base: tau = Sᵀ·F_i − tau_app, F_λ += F_i (both about Ro in W: no transform). */
 void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
@@ -14,14 +15,16 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
   mbt_spatial_force* F = ctx->aba.Z;
   const int nl = tree->num_local_nodes;
   mbt__calc_local_accelerations(tree, ctx, use_v, vdot, ctx->aba.A);
+  const mbt_inertia_moments* I = ctx->aba.I_Ro;
+  if (!ctx->inertia_valid) {
+    for (int i = 1; i < nl; ++i) mbt__inertia_at_Ro(ctx, i);
+    ctx->inertia_valid = true;
+  }
   for (int i = 1; i < nl; ++i) {
-    mbt_inertia_moments I_W, I;
-    mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &I_W);
-    mbt__moments_shift_to(&I_W, ctx->pc.X_WM[i].p, &I);
     if (use_v)
-      mbt__moments_net_force(&I, ctx->vc.V[i].w, ctx->vc.V[i].v, &A[i].alpha, &A[i].a, &F[i].tau, &F[i].f);
+      mbt__moments_net_force(&I[i], ctx->vc.V[i].w, ctx->vc.V[i].v, &A[i].alpha, &A[i].a, &F[i].tau, &F[i].f);
     else
-      mbt__moments_mul(&I, A[i].alpha, A[i].a, &F[i].tau, &F[i].f);
+      mbt__moments_mul(&I[i], A[i].alpha, A[i].a, &F[i].tau, &F[i].f);
   }
   if (Fapp_Bo_W)
     for (int node = 1; node < tree->num_nodes; ++node) {

@@ -55,7 +55,8 @@ typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
  * about Ro as the kinematics caches (whose poses X_WM, motion subspaces S = H and velocities V it
  * reads); the q-dependent part is reused while q and the locks are unchanged. */
 typedef struct {
-  mbt_inertia_moments* I_Ro;         /* [local] the node's inertia (I_Mo_M) about Ro, in W */
+  mbt_inertia_moments* I_Ro;         /* [local] the node's inertia (I_Mo_M) about Ro, in W
+                                        (mbt__inertia_at_Ro; valid with ctx->inertia_valid) */
   mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Ro, as a
                                         6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
   mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
@@ -100,6 +101,7 @@ struct mbt_context {
   bool any_locked;
   /* cache validity */
   bool position_valid, velocity_valid, aba_position_valid;
+  bool inertia_valid;           /* aba.I_Ro (q and the inertias unchanged) */
   mbt_position_cache pc;
   mbt_velocity_cache vc;
   mbt_acceleration_cache ac;
@@ -134,12 +136,16 @@ static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->position_valid = false;
   ctx->velocity_valid = false;
   ctx->aba_position_valid = false;
+  ctx->inertia_valid = false;
   ctx->sincos_valid = false;
 }
 static inline void mbt__context_invalidate_v(mbt_context* ctx) { ctx->velocity_valid = false; }
 /* Called by every setter of an inertia parameter: the kinematics stay valid, the articulated
  * inertias do not. */
-static inline void mbt__context_invalidate_inertias(mbt_context* ctx) { ctx->aba_position_valid = false; }
+static inline void mbt__context_invalidate_inertias(mbt_context* ctx) {
+  ctx->aba_position_valid = false;
+  ctx->inertia_valid = false;
+}
 
 /* After ctx->M_BBo_B[node] changed (node ≥ 1, a body node): recomputes ctx->I_Mo_M of the local
  * node that carries the body (tree->nodes[node].host) from the inertias of all the bodies it
