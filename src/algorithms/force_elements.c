@@ -54,7 +54,7 @@ static int check_springs(const mbt_tree* tree, const mbt_context* ctx, const cha
   return MBT_OK;
 }
 
-/* Gravity: F_Bo_W += [p_BoBcm_W × m·g; m·g], p_BoBcm_W = R_WB·p_BoBcm_B.
+/* Gravity: F_Bo_W += [p_BoBcm_W × m·g; m·g], p_BoBcm_W = R_WM·(R_MB·p_BoBcm_B) from the host.
  * Linear spring-damper: f = k·(ℓ − ℓ0) + c·ℓ̇, û = p_PQ/ℓ; the force f·û acts on A at P and
  * −f·û on B at Q, each shifted to the body origin (tau = p_BoX × f).
  * Revolute spring: tau += −k·(θ − θ0). User elements: their callback adds. Joint damping:
@@ -71,10 +71,12 @@ int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibo
         const mbt_vec3 g = ctx->g_W;
         for (int node = 1; node < tree->num_nodes; ++node) {
           const mbt_spatial_inertia* M = &ctx->M_BBo_B[node];
+          const mbt_node* n = &tree->nodes[node];
           const mbt_vec3 mg = mbt_vec3_scale(g, M->mass);
-          const mbt_mat3 R_WB = mbt__body_rotation_in_world(tree, ctx, node);
+          const mbt_vec3 p_BoBcm_M = mbt_mat3_mul_vec(&n->X_HB.R, M->p_PScm_E);
+          const mbt_vec3 p_BoBcm_W = mbt_mat3_mul_vec(&ctx->pc.X_WM[n->host].R, p_BoBcm_M);
           mbt_spatial_force* F = &forces->F_BBo_W[node];
-          F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(mbt_mat3_mul_vec(&R_WB, M->p_PScm_E), mg));
+          F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_BoBcm_W, mg));
           F->f = mbt_vec3_add(F->f, mg);
         }
         break;
