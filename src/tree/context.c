@@ -59,6 +59,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->scratch_F);
   free(ctx->scratch_Ic);
   free(ctx->v_parent);
+  free(ctx->v_unit_end);
   for (int i = 0; i < 4; ++i) free(ctx->scratch_nv[i]);
   free(ctx->scratch_nvnv);
   free(ctx->scratch_local);
@@ -112,6 +113,7 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   ctx->scratch_F = alloc(nn, sizeof(mbt_spatial_force), failed);
   ctx->scratch_Ic = alloc(nl, sizeof(mbt_inertia_moments), failed);
   ctx->v_parent = alloc(nv, sizeof(int), failed);
+  ctx->v_unit_end = alloc(nv, sizeof(int), failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), failed);
   ctx->scratch_nvnv = nv <= MBT_DENSE_MAX_NV ? alloc(nv * nv, sizeof(mbt_real), failed) : NULL;
   ctx->scratch_local = alloc(nl, sizeof(mbt_local_scratch), failed);
@@ -128,9 +130,16 @@ static void init_kinematics_caches(mbt_context* ctx) {
   ctx->vc.V[0].w = ctx->vc.V[0].v = mbt_vec3_zero();
 }
 
-/* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, and
- * the sum of the paths' lengths. */
+/* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, the
+ * sum of the paths' lengths, and the unit columns at the top of each path (v_unit_end). */
 static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    int root = i;
+    while (tree->local_nodes[root].parent > 0) root = tree->local_nodes[root].parent;
+    const mbt_local_node* R = &tree->local_nodes[root];
+    const int end = R->S_is_identity ? R->v_start + 6 : 0;
+    for (int k = 0; k < tree->local_nodes[i].nv; ++k) ctx->v_unit_end[tree->local_nodes[i].v_start + k] = end;
+  }
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
     int a = node->parent_node;

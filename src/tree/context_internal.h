@@ -112,6 +112,9 @@ struct mbt_context {
   int* v_parent;                        /* [nv] λ(k): the velocity before k on the path from k's
                                            node to the world (the previous one of the same node,
                                            else the last of the nearest ancestor with any), −1 */
+  int* v_unit_end;                      /* [nv] one past the columns of a node with S = I
+                                           (tree_internal.h: H = e_0..e_5) at the top of k's path
+                                           λ(k), λ(λ(k)), ...; 0 when there is none */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
   size_t v_path_sum;                    /* Σ_k the length of k's path λ(k), λ(λ(k)), ...: the
                                            nonzeros below the mass matrix's diagonal */
