@@ -291,28 +291,8 @@ int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibo
 void mbt__mass_moments(const mbt_tree* tree, const mbt_context* ctx, bool with_v, mbt_real* m, mbt_vec3* mp,
                        mbt_vec3* mv);
 
-/* ---- spatial algebra on (mass, p_BoBcm, G_Bo) inertias and [w; v] vectors -------------- */
-/* G·w for a symmetric unit (or rotational) inertia. */
-static inline mbt_vec3 mbt__unit_inertia_mul(const mbt_unit_inertia* G, mbt_vec3 w) {
-  return mbt_vec3_make(G->xx * w.v[0] + G->xy * w.v[1] + G->xz * w.v[2],
-                       G->xy * w.v[0] + G->yy * w.v[1] + G->yz * w.v[2],
-                       G->xz * w.v[0] + G->yz * w.v[1] + G->zz * w.v[2]);
-}
-/* M_Bo·[w; v] = [m·(G_Bo·w + p × v); m·(v − p × w)] with p = p_BoBcm (momentum L = M·V,
- * force M·A). */
-static inline void mbt__spatial_inertia_mul(const mbt_spatial_inertia* M, mbt_vec3 w, mbt_vec3 v,
-                                            mbt_vec3* top, mbt_vec3* bottom) {
-  const mbt_real m = M->mass;
-  const mbt_vec3 p = M->p_PScm_E;
-  *top = mbt_vec3_scale(mbt_vec3_add(mbt__unit_inertia_mul(&M->G_SP_E, w), mbt_vec3_cross(p, v)), m);
-  *bottom = mbt_vec3_scale(mbt_vec3_sub(v, mbt_vec3_cross(p, w)), m);
-}
-/* Spatial force shift from Bo to Po: tau_Po = tau_Bo + p_PoBo × f. Accumulated into F_Po. */
-static inline void mbt__spatial_force_add_shifted(mbt_spatial_force* F_Po, const mbt_spatial_force* F_Bo,
-                                                  mbt_vec3 p_PoBo_W) {
-  F_Po->tau = mbt_vec3_add(F_Po->tau, mbt_vec3_add(F_Bo->tau, mbt_vec3_cross(p_PoBo_W, F_Bo->f)));
-  F_Po->f = mbt_vec3_add(F_Po->f, F_Bo->f);
-}
+/* ---- spatial algebra ---------------------------------------------------------------------- */
+/* a·b of two 6-vectors. */
 static inline mbt_real mbt__spatial_dot(const mbt_real* a, const mbt_real* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
