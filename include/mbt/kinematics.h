@@ -16,13 +16,15 @@
 extern "C" {
 #endif
 
-/* Forward kinematics: the pose X_WB of every body (mbt_context_body_pose_in_world reads it),
- * without the rest of the position kinematics cache. */
+/* Forward kinematics: the position kinematics cache, from which mbt_context_body_pose_in_world
+ * gives the pose X_WB of any body. */
 int mbt_calc_forward_kinematics(const mbt_tree* tree, mbt_context* ctx);
-/* Seed CalcPositionKinematicsCache: for every body X_WB, X_PB, X_FM, H_FM, H_PB_W, the
- * center of mass p_WBcm and the spatial inertia M_Bo_W. */
+/* Seed CalcPositionKinematicsCache: the pose and the mobilizer's H columns of every moving body
+ * (welded bodies merged into their moving ancestor); a body's X_WB, H_PB_W, M_Bo_W are derived
+ * from it by the mbt_context_body_* queries. */
 int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx);
-/* Seed CalcVelocityKinematicsCache: V_WB and V_PB_W for every body. */
+/* Seed CalcVelocityKinematicsCache: the spatial velocity of every moving body (V_WB of any body
+ * by mbt_context_body_spatial_velocity_in_world). */
 int mbt_calc_velocity_kinematics_cache(const mbt_tree* tree, mbt_context* ctx);
 /* Seed CalcAccelerationKinematicsCache: A_WB for every body from known_vdot (nv), kept in
  * the context (mbt_context_spatial_acceleration_in_world reads it). */

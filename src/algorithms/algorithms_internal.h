@@ -1,9 +1,10 @@
-/* algorithms_internal.h: what the algorithm files share (not installed): argument checks,
- * the on-demand kinematics caches, the core of the recursive Newton-Euler algorithm, and
- * small spatial-algebra helpers on the context's per-node quantities.
+/* algorithms_internal.h: what the algorithm files share (not installed): argument checks, the
+ * one kinematic core every algorithm walks (the local nodes of tree_internal.h: welded bodies
+ * merged into their moving ancestor), its caches, and the spatial-algebra kernels.
  *
- * Frames: W world, B a body, P its parent, F/M the inboard/outboard frames of B's inboard
- * mobilizer; Bo, Po body origins, Bcm center of mass. Per-node arrays are by body node. */
+ * Frames: W world, B a body, M the outboard frame of a local node's mobilizer (F its inboard
+ * frame), A the frame M of its moving ancestor, Ro the reference point of the node's subtree
+ * hanging from the world (context_internal.h); Bo body origin, Bcm center of mass. */
 #ifndef MBT_ALGORITHMS_INTERNAL_H
 #define MBT_ALGORITHMS_INTERNAL_H
 
@@ -16,141 +17,11 @@
  * in the context (or the tree if ctx is NULL). `what` names the calling function. */
 int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const char* what);
 
-/* Recompute the position cache (X_WB, p_PoBo_W, R_WF, H_FM, H_PB_W, M_Bo_W, p_WBcm) if q
- * changed since it was computed; X_PB and X_FM, which no algorithm reads, only
- * mbt_calc_position_kinematics_cache computes. Never fails for a checked tree/context. */
-void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx);
 /* ctx->sin_q, ctx->cos_q of every revolute and screw angle (tree->angle_q) if q changed since
  * they were computed (1-ulp: SLEEF's vector sincos, or the C library's). */
 void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
-/* Recompute the poses X_WB, p_PoBo_W, R_WF if q changed since they were computed; the rest of
- * the position cache is only guaranteed by mbt__ensure_position_kinematics. */
-void mbt__ensure_poses(const mbt_tree* tree, mbt_context* ctx);
-/* Recompute the velocity cache (V_WB, V_PB_W, V_FM) if q or v changed; ensures positions. */
-void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
 
-/* p_MoBo_W: from the outboard frame's origin Mo to Bo, in W (zero when X_MB = I). Needs the
- * position cache. */
-mbt_vec3 mbt__p_MoBo_W(const mbt_context* ctx, const mbt_node* n, int node);
-
-/* A_PB_W − H_PB_W·v̇: the velocity-dependent part of the across-mobilizer acceleration at
- * Bo in W, R_WF·(Ḣ_FM·v) shifted from Mo to Bo plus the centripetal w_PB × (w_PB × p_MoBo_W).
- * Needs the poses (X_WB, R_WF) and w_PB. */
-void mbt__calc_A_PB_W_bias(const mbt_context* ctx, const mbt_node* n, int node, mbt_vec3 w_PB,
-                           mbt_spatial_acceleration* Ab_PB_W);
-
-/* H_PB_W of one node from its pose: column k = R_WF·H_FM_k shifted from Mo to Bo,
- * v += w × p_MoBo_W (p_MoBo_W = R_WB·p_MoBo_B); revolute about â: [R_WF·â; w × p_MoBo_W]
- * (â a coordinate axis: a column of R_WF), prismatic: [0; R_WF·â]. H_FM holds the node's
- * across-mobilizer columns (read by the general types only). */
-static inline void mbt__calc_H_PB_W(const mbt_node* n, const mbt_mat3* R_WF, const mbt_mat3* R_WB, const mbt_spatial_velocity* H_FM,
-                      mbt_spatial_velocity* H_PB_W) {
-  const bool shift = !n->X_MB_is_identity;
-  switch (n->type) {
-    case MBT_MOBILIZER_WELD:
-      return;
-    case MBT_MOBILIZER_REVOLUTE: {
-      mbt_vec3 w;
-      if (n->axis_k) {
-        const int k = (n->axis_k < 0 ? -n->axis_k : n->axis_k) - 1;
-        w = mbt_vec3_make(R_WF->m[0][k], R_WF->m[1][k], R_WF->m[2][k]);
-        if (n->axis_k < 0) w = mbt_vec3_neg(w);
-      } else {
-        w = mbt_mat3_mul_vec(R_WF, n->axis);
-      }
-      H_PB_W->w = w;
-      H_PB_W->v = shift ? mbt_vec3_cross(w, mbt_mat3_mul_vec(R_WB, n->p_MoBo_B)) : mbt_vec3_zero();
-      return;
-    }
-    case MBT_MOBILIZER_PRISMATIC:
-      H_PB_W->w = mbt_vec3_zero();
-      H_PB_W->v = mbt_mat3_mul_vec(R_WF, n->axis);
-      return;
-    default: {
-      const mbt_vec3 p_MoBo_W = shift ? mbt_mat3_mul_vec(R_WB, n->p_MoBo_B) : mbt_vec3_zero();
-      for (int k = 0; k < n->nv; ++k) {
-        H_PB_W[k].w = mbt_mat3_mul_vec(R_WF, H_FM[k].w);
-        H_PB_W[k].v = mbt_mat3_mul_vec(R_WF, H_FM[k].v);
-        if (shift) H_PB_W[k].v = mbt_vec3_add(H_PB_W[k].v, mbt_vec3_cross(H_PB_W[k].w, p_MoBo_W));
-      }
-      return;
-    }
-  }
-}
-
-
-/* Drake's ComposeWithMovingFrameAcceleration, A_WB of one node from its parent's A_WP, the
- * velocity caches (if use_v) and v̇_B (vdot_B, NULL for zero):
- *   alpha_WB = alpha_WP + alpha_PB + w_WP × w_PB,
- *   a_WBo = a_WPo + alpha_WP × p_PoBo + w_WP × (w_WP × p_PoBo) + a_PB + 2·w_WP × v_PB,
- * with w_WP × p_PoBo = v_WBo − v_WPo − v_PB (velocity kinematics), so the two w_WP terms are
- * w_WP × (v_WBo − v_WPo + v_PB); A_PB_W = H_PB_W·v̇_B + the bias (zero for a mobilizer with
- * constant H_FM and X_MB = I). */
-static inline void mbt__compose_A_WB(const mbt_context* ctx, const mbt_node* n, int node, bool use_v,
-                                     const mbt_real* vdot_B, const mbt_spatial_acceleration* A_WP,
-                                     mbt_spatial_acceleration* A_WB) {
-  const mbt_position_cache* pc = &ctx->pc;
-  const mbt_vec3 p = pc->p_PoBo_W[node];
-  mbt_vec3 alpha = A_WP->alpha;
-  mbt_vec3 a = mbt_vec3_add(A_WP->a, mbt_vec3_cross(A_WP->alpha, p));
-  if (use_v) {
-    const mbt_velocity_cache* vc = &ctx->vc;
-    const mbt_spatial_velocity* V_WP = &vc->V_WB[n->parent_node];
-    const mbt_spatial_velocity* V_PB = &vc->V_PB_W[node];
-    const mbt_vec3 dv = mbt_vec3_add(mbt_vec3_sub(vc->V_WB[node].v, V_WP->v), V_PB->v);
-    alpha = mbt_vec3_add(alpha, mbt_vec3_cross(V_WP->w, V_PB->w));
-    a = mbt_vec3_add(a, mbt_vec3_cross(V_WP->w, dv));
-    if (!n->X_MB_is_identity || n->type == MBT_MOBILIZER_UNIVERSAL) {
-      mbt_spatial_acceleration Ab;
-      mbt__calc_A_PB_W_bias(ctx, n, node, V_PB->w, &Ab);
-      alpha = mbt_vec3_add(alpha, Ab.alpha);
-      a = mbt_vec3_add(a, Ab.a);
-    }
-  }
-  if (vdot_B) {
-    const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
-    if (n->type == MBT_MOBILIZER_REVOLUTE && n->X_MB_is_identity) {
-      alpha = mbt_vec3_axpy(alpha, vdot_B[0], H->w);  /* H_PB_W = [R_WF·â; 0] */
-    } else {
-      for (int k = 0; k < n->nv; ++k) {
-        alpha = mbt_vec3_axpy(alpha, vdot_B[k], H[k].w);
-        a = mbt_vec3_axpy(a, vdot_B[k], H[k].v);
-      }
-    }
-  }
-  A_WB->alpha = alpha;
-  A_WB->a = a;
-}
-
-/* A_WB for every node from vdot (nv, NULL for zero) at the context's q, and at its v if use_v
- * (else v = 0); ensures the caches it reads. */
-void mbt__calc_spatial_accelerations(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
-                                     mbt_spatial_acceleration* A_WB);
-
-/* Recursive Newton-Euler core [Featherstone 2008, §5.3] at the context's q, and at its v if
- * use_v (else v = 0). vdot (nv), Fapp (per node), tau_app (nv) may be NULL for zero. Writes
- * A_WB (per node, required), F_BBo_W (per node, required: the mobilizer force on B taken at
- * Bo; see mbt_calc_inverse_dynamics for F_BMo_W), tau (nv, may alias tau_app). Fapp may alias
- * F_BBo_W. */
-void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
-                           const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app,
-                           mbt_spatial_acceleration* A_WB, mbt_spatial_force* F_BBo_W, mbt_real* tau);
-
-/* Recursive Newton-Euler in the local frames of the local nodes (inverse_dynamics.c), with gravity
- * g_W as the base acceleration −g_W [Featherstone 2008, §5.3], at the context's q and the
- * velocities v (nv, NULL for zero):
- *   tau = M(q)·v̇ + C(q,v)·v − tau_g(q; g_W) − tau_app
- * (vdot, tau_app NULL for zero; tau may alias tau_app). Reads and writes no kinematics cache
- * but the joint angles' sin and cos (mbt__calc_joint_sincos), and ctx->scratch_local. */
-void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
-                                 mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau);
-
-/* Force element contributions (gravity, springs, user elements, joint damping) added into
- * `forces`, which is first zeroed. MBT_ERR_SINGULAR (forces unchanged) if a spring has zero
- * length. */
-int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibody_forces* forces);
-
-/* ---- shared kernels of the local-node recursions (mass_matrix.c, forward_dynamics.c) ---------- */
+/* ---- shared kernels of the local-node recursions --------------------------------------------- */
 /* Ic about Bo += Ic_C about Co shifted by d = p_BoCo (parallel-axis theorem by moments, as the
  * sum of m·(|r|²·1 − r·rᵀ) over the mass points at r = d + r_C from Bo):
  *   m += m_C, h += h_C + m_C·d, K += K_C + m_C·(|d|²·1 − d·dᵀ) + 2·(d·h_C)·1 − d·h_Cᵀ − h_C·dᵀ. */
@@ -185,6 +56,22 @@ static inline void mbt__moments_reexpress(const mbt_inertia_moments* I, const mb
   IR->m = I->m;
 }
 
+/* The moments {m, h, K} of a body about Mo moved to Ro, d = p_RoMo (parallel-axis theorem as
+ * mbt__moments_add_shifted, with g = h + m·d/2): h' = h + m·d, K' = K + 2·(d·g)·1 − (g·dᵀ + d·gᵀ). */
+static inline void mbt__moments_shift_to(const mbt_inertia_moments* I, mbt_vec3 d, mbt_inertia_moments* J) {
+  const mbt_vec3 g = mbt_vec3_axpy(I->h, 0.5 * I->m, d);
+  const mbt_real s = 2 * mbt_vec3_dot(d, g);
+  const mbt_real gx = g.v[0], gy = g.v[1], gz = g.v[2], dx = d.v[0], dy = d.v[1], dz = d.v[2];
+  J->K[0] = I->K[0] + s - 2 * gx * dx;
+  J->K[1] = I->K[1] + s - 2 * gy * dy;
+  J->K[2] = I->K[2] + s - 2 * gz * dz;
+  J->K[3] = I->K[3] - (gx * dy + dx * gy);
+  J->K[4] = I->K[4] - (gx * dz + dx * gz);
+  J->K[5] = I->K[5] - (gy * dz + dy * gz);
+  J->h = mbt_vec3_axpy(I->h, I->m, d);
+  J->m = I->m;
+}
+
 /* The pose X_WM of a local node's frame M and its H columns at the reference point Ro in W, from
  * its moving ancestor's X_WA. Positions are measured from Ro, the origin Mo of the node of the
  * subtree that hangs from the world (the recursions stay exact however far the bodies are from
@@ -192,56 +79,35 @@ static inline void mbt__moments_reexpress(const mbt_inertia_moments* I, const mb
  * (L->parent == 0, X_WA = I), *p_WoRo receives p_WoMo and X_WM->p = 0; below it, X_WM->p is
  * p_RoMo and *p_WoRo is left alone. R_WF = R_WA·R_AF, p_RoFo = p_RoAo + R_WA·p_AF,
  * X_WM = X_WF·X_FM(q); a column [w; v_Mo] of H_FM at Mo in F is [R_WF·w; R_WF·v_Mo + p_RoMo × R_WF·w]
- * at Ro in W. Revolute (about ẑ): R_WM = R_WF·R_z(q) (12 products), w = column z of R_WF,
- * v_Mo = 0; prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0, v_Mo = column z of R_WF. */
+ * at Ro in W. Revolute (about ẑ): R_WM = R_WA·(R_AF·R_z(q)), the product in brackets (12
+ * products) off the chain of dependent products from the world (with R_AF = I, R_WA·R_z(q): 12
+ * products), w = column z of R_WM, v_Mo = 0; prismatic (along ẑ): R_WM = R_WF, p_FoMo = q·ẑ, w = 0,
+ * v_Mo = column z of R_WF. */
+void mbt__local_pose_and_H_Ro_general(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L,
+                                       const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H,
+                                       mbt_vec3* p_WoRo);
 static inline void mbt__local_pose_and_H_Ro(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L,
                                             const mbt_transform* X_WA, mbt_transform* X_WM, mbt_spatial_velocity* H,
                                             mbt_vec3* p_WoRo) {
-  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  if (L->type != MBT_MOBILIZER_REVOLUTE) {
+    mbt__local_pose_and_H_Ro_general(tree, ctx, L, X_WA, X_WM, H, p_WoRo);
+    return;
+  }
   const mbt_vec3 p_RoFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
-  const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]);
-  const mbt_real* q = ctx->q + L->q_start;
   const bool root = L->parent == 0;
-  if (L->type == MBT_MOBILIZER_REVOLUTE) {
-    const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
-    for (int r = 0; r < 3; ++r) {
-      X_WM->R.m[r][0] = cs * R_WF.m[r][0] + sn * R_WF.m[r][1];
-      X_WM->R.m[r][1] = cs * R_WF.m[r][1] - sn * R_WF.m[r][0];
-      X_WM->R.m[r][2] = R_WF.m[r][2];
-    }
-    if (root) *p_WoRo = p_RoFo;
-    X_WM->p = root ? mbt_vec3_zero() : p_RoFo;
-    H->w = z;
-    H->v = mbt_vec3_cross(X_WM->p, z);
-    return;
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  const mbt_mat3* A = L->R_AF_is_identity ? &X_WA->R : &L->X_AF.R;
+  mbt_mat3 AR;  /* A·R_z(q): columns (c·x + s·y, c·y − s·x, z) of A = (x, y, z) */
+  for (int r = 0; r < 3; ++r) {
+    AR.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
+    AR.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
+    AR.m[r][2] = A->m[r][2];
   }
-  if (L->type == MBT_MOBILIZER_PRISMATIC) {
-    X_WM->R = R_WF;
-    X_WM->p = mbt_vec3_axpy(p_RoFo, q[0], z);
-    if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
-    H->w = mbt_vec3_zero();
-    H->v = z;
-    return;
-  }
-  mbt_transform X_FM;
-  mbt_spatial_velocity H_FM[6];
-  const mbt_node* n = &tree->nodes[L->node];
-  if (L->type == MBT_MOBILIZER_SCREW) {
-    const mbt_real s = ctx->sin_q[L->q_start], c = ctx->cos_q[L->q_start];
-    X_FM.R = n->axis_k ? mbt__rot_coord_axis(n->axis_k, s, c) : mbt__rot_axis_angle(n->axis, s, c);
-    X_FM.p = mbt_vec3_scale(n->axis, n->pitch * q[0]);
-  } else {
-    mbt__mob_calc_X_FM(n, q, &X_FM);
-  }
-  mbt__mob_calc_H_FM(n, q, H_FM);
-  X_WM->R = mbt_mat3_mul(&R_WF, &X_FM.R);
-  X_WM->p = mbt_vec3_add(p_RoFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
-  if (root) *p_WoRo = X_WM->p, X_WM->p = mbt_vec3_zero();
-  for (int j = 0; j < L->nv; ++j) {
-    const mbt_vec3 w = mbt_mat3_mul_vec(&R_WF, H_FM[j].w);
-    H[j].w = w;
-    H[j].v = mbt_vec3_add(mbt_mat3_mul_vec(&R_WF, H_FM[j].v), mbt_vec3_cross(X_WM->p, w));
-  }
+  X_WM->R = L->R_AF_is_identity ? AR : mbt_mat3_mul(&X_WA->R, &AR);
+  if (root) *p_WoRo = p_RoFo;
+  X_WM->p = root ? mbt_vec3_zero() : p_RoFo;
+  H->w = mbt_vec3_make(X_WM->R.m[0][2], X_WM->R.m[1][2], X_WM->R.m[2][2]);
+  H->v = mbt_vec3_cross(X_WM->p, H->w);
 }
 
 /* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about a point O, [w; v] at O. */
@@ -254,28 +120,179 @@ static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mb
   *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
 }
 
-/* ---- spatial algebra on (mass, p_BoBcm, G_Bo) inertias and [w; v] vectors -------------- */
-/* G·w for a symmetric unit (or rotational) inertia. */
-static inline mbt_vec3 mbt__unit_inertia_mul(const mbt_unit_inertia* G, mbt_vec3 w) {
-  return mbt_vec3_make(G->xx * w.v[0] + G->xy * w.v[1] + G->xz * w.v[2],
-                       G->xy * w.v[0] + G->yy * w.v[1] + G->yz * w.v[2],
-                       G->xz * w.v[0] + G->yz * w.v[1] + G->zz * w.v[2]);
+/* The net force of a rigid body I = {m, h, K} (about a point O) with spatial velocity [w; v] and
+ * spatial acceleration [α; a] at O, I·A + V ×* I·V [Featherstone 2008, §2.14], with s = w × v,
+ * v × m·v = 0 and the Jacobi identity w × (h × v) − v × (h × w) = h × (w × v):
+ *   t = K·α + w × (K·w) + h × (a + s),  f = m·(a + s) − h × α − w × (h × w)
+ * (no α, a: the gyroscopic force V ×* I·V alone). */
+static inline void mbt__moments_net_force(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, const mbt_vec3* al,
+                                          const mbt_vec3* a, mbt_vec3* t, mbt_vec3* f) {
+  const mbt_real* K = I->K;
+  const mbt_vec3 s = mbt_vec3_cross(w, v);
+  const mbt_vec3 b = a ? mbt_vec3_add(*a, s) : s;
+  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
+                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
+                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
+  mbt_vec3 tt = mbt_vec3_add(mbt_vec3_cross(w, Kw), mbt_vec3_cross(I->h, b));
+  mbt_vec3 ff = mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
+  if (al) {
+    const mbt_vec3 x = *al;
+    tt = mbt_vec3_add(tt, mbt_vec3_make(K[0] * x.v[0] + K[3] * x.v[1] + K[4] * x.v[2],
+                                        K[3] * x.v[0] + K[1] * x.v[1] + K[5] * x.v[2],
+                                        K[4] * x.v[0] + K[5] * x.v[1] + K[2] * x.v[2]));
+    ff = mbt_vec3_sub(ff, mbt_vec3_cross(I->h, x));
+  }
+  *t = tt;
+  *f = ff;
 }
-/* M_Bo·[w; v] = [m·(G_Bo·w + p × v); m·(v − p × w)] with p = p_BoBcm (momentum L = M·V,
- * force M·A). */
-static inline void mbt__spatial_inertia_mul(const mbt_spatial_inertia* M, mbt_vec3 w, mbt_vec3 v,
-                                            mbt_vec3* top, mbt_vec3* bottom) {
-  const mbt_real m = M->mass;
-  const mbt_vec3 p = M->p_PScm_E;
-  *top = mbt_vec3_scale(mbt_vec3_add(mbt__unit_inertia_mul(&M->G_SP_E, w), mbt_vec3_cross(p, v)), m);
-  *bottom = mbt_vec3_scale(mbt_vec3_sub(v, mbt_vec3_cross(p, w)), m);
+
+/* ---- the kinematic core (kinematics.c) ------------------------------------------------------- */
+/* The position kinematics of local node i (after its parent's) into ctx->pc: X_WM, Ro and the
+ * columns H at Ro (mbt__local_pose_and_H_Ro); needs the joint angles' sin and cos. */
+static inline void mbt__position_kinematics_node(const mbt_tree* tree, mbt_context* ctx, int i) {
+  const mbt_local_node* L = &tree->local_nodes[i];
+  mbt_position_cache* pc = &ctx->pc;
+  mbt__local_pose_and_H_Ro(tree, ctx, L, &pc->X_WM[L->parent], &pc->X_WM[i], &pc->H[L->v_start], &pc->p_WoRo[i]);
+  if (L->parent > 0) pc->p_WoRo[i] = pc->p_WoRo[L->parent];
 }
-/* Spatial force shift from Bo to Po: tau_Po = tau_Bo + p_PoBo × f. Accumulated into F_Po. */
-static inline void mbt__spatial_force_add_shifted(mbt_spatial_force* F_Po, const mbt_spatial_force* F_Bo,
-                                                  mbt_vec3 p_PoBo_W) {
-  F_Po->tau = mbt_vec3_add(F_Po->tau, mbt_vec3_add(F_Bo->tau, mbt_vec3_cross(p_PoBo_W, F_Bo->f)));
-  F_Po->f = mbt_vec3_add(F_Po->f, F_Bo->f);
+
+/* A local node's merged inertia I_Mo_M re-expressed by R_WM and moved from Mo to Ro, into
+ * ctx->aba.I_Ro[i]. Needs the position cache. */
+static inline void mbt__inertia_at_Ro(mbt_context* ctx, int i) {
+  mbt_inertia_moments I_W;
+  mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &I_W);
+  mbt__moments_shift_to(&I_W, ctx->pc.X_WM[i].p, &ctx->aba.I_Ro[i]);
 }
+
+/* R_WF·Ḣ_FM·q̇ of a general mobilizer (not revolute, prismatic or screw) added to c, a spatial
+ * acceleration at Ro in W. Needs the position cache. */
+void mbt__add_general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, int i, mbt_spatial_acceleration* c);
+
+/* The velocity kinematics of local node i (after its parent's) [Featherstone 2008, §7.3 in
+ * absolute coordinates]: V_i = V_λ + S·q̇ into ctx->vc, and when c is not NULL the velocity-product
+ * acceleration c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general mobilizers), both at Ro in W, with
+ * [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. Needs the position cache. */
+static inline void mbt__velocity_kinematics_node(const mbt_tree* tree, mbt_context* ctx, int i,
+                                                 mbt_spatial_acceleration* c) {
+  const mbt_local_node* L = &tree->local_nodes[i];
+  const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
+  const mbt_real* qd = ctx->v + L->v_start;
+  mbt_vec3 wJ = mbt_vec3_zero(), vJ = mbt_vec3_zero();
+  if (L->nv == 1) {
+    wJ = mbt_vec3_scale(S->w, qd[0]);
+    vJ = mbt_vec3_scale(S->v, qd[0]);
+  } else if (L->S_is_identity) {
+    wJ = mbt_vec3_make(qd[0], qd[1], qd[2]);
+    vJ = mbt_vec3_make(qd[3], qd[4], qd[5]);
+  } else {
+    for (int k = 0; k < L->nv; ++k) {
+      wJ = mbt_vec3_axpy(wJ, qd[k], S[k].w);
+      vJ = mbt_vec3_axpy(vJ, qd[k], S[k].v);
+    }
+  }
+  const mbt_spatial_velocity* VA = &ctx->vc.V[L->parent];
+  mbt_spatial_velocity* V = &ctx->vc.V[i];
+  V->w = mbt_vec3_add(VA->w, wJ);
+  V->v = mbt_vec3_add(VA->v, vJ);
+  if (!c) return;
+  c->alpha = mbt_vec3_cross(VA->w, wJ);
+  c->a = mbt_vec3_add(mbt_vec3_cross(VA->w, vJ), mbt_vec3_cross(VA->v, wJ));
+  if (L->type != MBT_MOBILIZER_REVOLUTE && L->type != MBT_MOBILIZER_PRISMATIC && L->type != MBT_MOBILIZER_SCREW)
+    mbt__add_general_joint_bias(tree, ctx, i, c);
+}
+
+/* The position (velocity) cache, if q (or q, v) changed since it was computed. */
+void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx);
+void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
+
+/* Spatial accelerations of the local nodes at Ro in W, base to tip: A_0 = 0,
+ * A_i = A_λ + S·v̇ + c_i (c_i only if use_v, else v = 0), into A[num_local_nodes]; vdot NULL for
+ * zero. Ensures the caches it reads (and recomputes the velocity cache's V with use_v). */
+void mbt__calc_local_accelerations(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
+                                   mbt_spatial_acceleration* A);
+
+/* ---- world-frame quantities of a body, from its host (needs the caches they read) ------------ */
+/* p_RoBo_W = p_RoMo + R_WM·p_MoBo, with X_MB = mbt_node.X_HB in the host's frame M. */
+static inline mbt_vec3 mbt__p_RoBo_W(const mbt_tree* tree, const mbt_context* ctx, int node) {
+  const mbt_node* n = &tree->nodes[node];
+  const mbt_transform* X = &ctx->pc.X_WM[n->host];
+  return mbt_vec3_add(X->p, mbt_mat3_mul_vec(&X->R, n->X_HB.p));
+}
+/* R_WB = R_WM·R_MB. */
+static inline mbt_mat3 mbt__body_rotation_in_world(const mbt_tree* tree, const mbt_context* ctx, int node) {
+  const mbt_node* n = &tree->nodes[node];
+  return mbt_mat3_mul(&ctx->pc.X_WM[n->host].R, &n->X_HB.R);
+}
+/* X_WB = X_WM·X_MB (position from Wo: p_WoRo + p_RoBo). */
+static inline mbt_transform mbt__body_pose_in_world(const mbt_tree* tree, const mbt_context* ctx, int node) {
+  mbt_transform X_WB;
+  X_WB.R = mbt__body_rotation_in_world(tree, ctx, node);
+  X_WB.p = mbt_vec3_add(ctx->pc.p_WoRo[tree->nodes[node].host], mbt__p_RoBo_W(tree, ctx, node));
+  return X_WB;
+}
+/* V_WB = V_WM shifted from Ro to Bo: w_WB = w, v_WBo = v_Ro + w × p_RoBo. */
+static inline mbt_spatial_velocity mbt__body_velocity_in_world(const mbt_tree* tree, const mbt_context* ctx, int node) {
+  const mbt_spatial_velocity* V = &ctx->vc.V[tree->nodes[node].host];
+  mbt_spatial_velocity V_WB;
+  V_WB.w = V->w;
+  V_WB.v = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, mbt__p_RoBo_W(tree, ctx, node)));
+  return V_WB;
+}
+/* A_WB (at Bo, the acceleration of the point Bo) from the host's spatial acceleration A and
+ * velocity V at Ro [Featherstone 2008, §2.11]: α_WB = α, a_WBo = a + α × p + w × (v + w × p),
+ * p = p_RoBo (V = 0 unless use_v). */
+static inline mbt_spatial_acceleration mbt__body_acceleration_in_world(const mbt_tree* tree, const mbt_context* ctx,
+                                                                       int node, const mbt_spatial_acceleration* A,
+                                                                       bool use_v) {
+  const int host = tree->nodes[node].host;
+  const mbt_vec3 p = mbt__p_RoBo_W(tree, ctx, node);
+  mbt_spatial_acceleration A_WB;
+  A_WB.alpha = A[host].alpha;
+  A_WB.a = mbt_vec3_add(A[host].a, mbt_vec3_cross(A[host].alpha, p));
+  if (use_v) {
+    const mbt_spatial_velocity* V = &ctx->vc.V[host];
+    A_WB.a = mbt_vec3_add(A_WB.a, mbt_vec3_cross(V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, p))));
+  }
+  return A_WB;
+}
+/* The moments {m, h, K} of a body's inertia about Ro in W: M_BBo_B (K = m·G_BBo) re-expressed
+ * by R_WB and shifted from Bo to Ro. */
+void mbt__body_moments_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node, mbt_inertia_moments* I);
+/* Fapp_Bo_W + Fb_Bo_W (either NULL for zero) of a body shifted from Bo to Ro: tau += p_RoBo × f. */
+mbt_spatial_force mbt__body_force_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node,
+                                        const mbt_spatial_force* Fa, const mbt_spatial_force* Fb);
+
+/* ---- the algorithms' cores ---------------------------------------------------------------------- */
+/* Recursive Newton-Euler on the local nodes about Ro in W [Featherstone 2008, §5.3 in absolute
+ * coordinates] at the context's q, and at its v if use_v (else v = 0), without gravity: A_i
+ * (mbt__calc_local_accelerations) into ctx->aba.A and F_i = I_i·A_i + V_i ×* I_i·V_i − Σ Fapp of
+ * its bodies + Σ_children F_c into ctx->aba.Z, tau = Sᵀ·F_i − tau_app. vdot, Fapp_Bo_W (per body
+ * node), tau_app may be NULL for zero; tau may alias tau_app. */
+void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
+                             const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app, mbt_real* tau);
+
+/* Recursive Newton-Euler in the local frames of the local nodes (inverse_dynamics.c), with gravity
+ * g_W as the base acceleration −g_W [Featherstone 2008, §5.3], at the context's q and the
+ * velocities v (nv, NULL for zero):
+ *   tau = M(q)·v̇ + C(q,v)·v − tau_g(q; g_W) − tau_app
+ * (vdot, tau_app NULL for zero; tau may alias tau_app). Reads and writes no kinematics cache
+ * but the joint angles' sin and cos (mbt__calc_joint_sincos), and ctx->scratch_local. */
+void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
+                                 mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau);
+
+/* Force element contributions (gravity, springs, user elements, joint damping) added into
+ * `forces`, which is first zeroed. MBT_ERR_SINGULAR (forces unchanged) if a spring has zero
+ * length. */
+int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibody_forces* forces);
+
+/* Σ_B m_B, Σ_B m_B·p_WBcm and (with_v, needs the velocity cache) Σ_B m_B·v_WBcm over every body,
+ * by local nodes (I_Mo_M = {m, h, K}: m·p_WMo + R_WM·h, m·v_WMo + w × R_WM·h; local node 0
+ * carries the bodies welded to the world). Needs the position cache. */
+void mbt__mass_moments(const mbt_tree* tree, const mbt_context* ctx, bool with_v, mbt_real* m, mbt_vec3* mp,
+                       mbt_vec3* mv);
+
+/* ---- spatial algebra ---------------------------------------------------------------------- */
+/* a·b of two 6-vectors. */
 static inline mbt_real mbt__spatial_dot(const mbt_real* a, const mbt_real* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }

@@ -16,20 +16,20 @@ static void spring_points(const mbt_tree* tree, const mbt_context* ctx, const mb
                           spring_geometry* s) {
   s->node_A = tree->bodies[fe->u.spring.body_A].node;
   s->node_B = tree->bodies[fe->u.spring.body_B].node;
-  const mbt_transform* X_WA = &ctx->pc.X_WB[s->node_A];
-  const mbt_transform* X_WB = &ctx->pc.X_WB[s->node_B];
-  s->p_AoP_W = mbt_mat3_mul_vec(&X_WA->R, fe->u.spring.p_AP);
-  s->p_BoQ_W = mbt_mat3_mul_vec(&X_WB->R, fe->u.spring.p_BQ);
-  s->p_WP = mbt_vec3_add(X_WA->p, s->p_AoP_W);
-  s->p_WQ = mbt_vec3_add(X_WB->p, s->p_BoQ_W);
+  const mbt_transform X_WA = mbt__body_pose_in_world(tree, ctx, s->node_A);
+  const mbt_transform X_WB = mbt__body_pose_in_world(tree, ctx, s->node_B);
+  s->p_AoP_W = mbt_mat3_mul_vec(&X_WA.R, fe->u.spring.p_AP);
+  s->p_BoQ_W = mbt_mat3_mul_vec(&X_WB.R, fe->u.spring.p_BQ);
+  s->p_WP = mbt_vec3_add(X_WA.p, s->p_AoP_W);
+  s->p_WQ = mbt_vec3_add(X_WB.p, s->p_BoQ_W);
 }
 
 /* ℓ̇ = û·(v_WQ − v_WP). Needs the velocity cache. */
-static mbt_real spring_length_rate(const mbt_context* ctx, const spring_geometry* s, mbt_vec3 u) {
-  const mbt_spatial_velocity* V_WA = &ctx->vc.V_WB[s->node_A];
-  const mbt_spatial_velocity* V_WB = &ctx->vc.V_WB[s->node_B];
-  const mbt_vec3 v_WP = mbt_vec3_add(V_WA->v, mbt_vec3_cross(V_WA->w, s->p_AoP_W));
-  const mbt_vec3 v_WQ = mbt_vec3_add(V_WB->v, mbt_vec3_cross(V_WB->w, s->p_BoQ_W));
+static mbt_real spring_length_rate(const mbt_tree* tree, const mbt_context* ctx, const spring_geometry* s, mbt_vec3 u) {
+  const mbt_spatial_velocity V_WA = mbt__body_velocity_in_world(tree, ctx, s->node_A);
+  const mbt_spatial_velocity V_WB = mbt__body_velocity_in_world(tree, ctx, s->node_B);
+  const mbt_vec3 v_WP = mbt_vec3_add(V_WA.v, mbt_vec3_cross(V_WA.w, s->p_AoP_W));
+  const mbt_vec3 v_WQ = mbt_vec3_add(V_WB.v, mbt_vec3_cross(V_WB.w, s->p_BoQ_W));
   return mbt_vec3_dot(u, mbt_vec3_sub(v_WQ, v_WP));
 }
 
@@ -54,7 +54,7 @@ static int check_springs(const mbt_tree* tree, const mbt_context* ctx, const cha
   return MBT_OK;
 }
 
-/* Gravity: F_Bo_W += [p_BoBcm_W × m·g; m·g].
+/* Gravity: F_Bo_W += [p_BoBcm_W × m·g; m·g], p_BoBcm_W = R_WM·(R_MB·p_BoBcm_B) from the host.
  * Linear spring-damper: f = k·(ℓ − ℓ0) + c·ℓ̇, û = p_PQ/ℓ; the force f·û acts on A at P and
  * −f·û on B at Q, each shifted to the body origin (tau = p_BoX × f).
  * Revolute spring: tau += −k·(θ − θ0). User elements: their callback adds. Joint damping:
@@ -64,17 +64,19 @@ int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibo
   int st = check_springs(tree, ctx, "calc_force_elements_contribution");
   if (st) return st;
   mbt_multibody_forces_set_zero(forces);
-  const mbt_position_cache* pc = &ctx->pc;
   for (int e = 0; e < tree->num_forces; ++e) {
     const mbt_force_element* fe = &tree->forces[e];
     switch (fe->type) {
       case MBT_FORCE_UNIFORM_GRAVITY: {
         const mbt_vec3 g = ctx->g_W;
         for (int node = 1; node < tree->num_nodes; ++node) {
-          const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
+          const mbt_spatial_inertia* M = &ctx->M_BBo_B[node];
+          const mbt_node* n = &tree->nodes[node];
           const mbt_vec3 mg = mbt_vec3_scale(g, M->mass);
+          const mbt_vec3 p_BoBcm_M = mbt_mat3_mul_vec(&n->X_HB.R, M->p_PScm_E);
+          const mbt_vec3 p_BoBcm_W = mbt_mat3_mul_vec(&ctx->pc.X_WM[n->host].R, p_BoBcm_M);
           mbt_spatial_force* F = &forces->F_BBo_W[node];
-          F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(M->p_PScm_E, mg));
+          F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_BoBcm_W, mg));
           F->f = mbt_vec3_add(F->f, mg);
         }
         break;
@@ -85,7 +87,7 @@ int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibo
         const mbt_vec3 d = mbt_vec3_sub(s.p_WQ, s.p_WP);
         const mbt_real l = mbt_vec3_norm(d);
         const mbt_vec3 u = mbt_vec3_scale(d, 1 / l);
-        const mbt_real ldot = spring_length_rate(ctx, &s, u);
+        const mbt_real ldot = spring_length_rate(tree, ctx, &s, u);
         const mbt_real f = fe->u.spring.stiffness * (l - fe->u.spring.free_length) + fe->u.spring.damping * ldot;
         const mbt_vec3 f_P = mbt_vec3_scale(u, f);
         mbt_spatial_force* FA = &forces->F_BBo_W[s.node_A];
@@ -125,20 +127,20 @@ int mbt_calc_force_elements_contribution(const mbt_tree* tree, mbt_context* ctx,
   return mbt__calc_force_elements(tree, ctx, forces);
 }
 
-/* U = −Σ_B m_B·g·p_WBcm + Σ_springs ½·k·(ℓ − ℓ0)² + Σ_revolute springs ½·k·(θ − θ0)². */
+/* U = −g·Σ_B m_B·p_WBcm (mbt__mass_moments) + Σ_springs ½·k·(ℓ − ℓ0)² + Σ_revolute springs ½·k·(θ − θ0)². */
 int mbt_calc_potential_energy(const mbt_tree* tree, mbt_context* ctx, mbt_real* U) {
   int st = mbt__check_tree_context(tree, ctx, "calc_potential_energy");
   if (st) return st;
   if (!U) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_potential_energy: U is NULL");
   mbt__ensure_position_kinematics(tree, ctx);
-  const mbt_position_cache* pc = &ctx->pc;
-  mbt_real sum = 0;
+  mbt_real sum = 0, m;
+  mbt_vec3 mp, mv;
   for (int e = 0; e < tree->num_forces; ++e) {
     const mbt_force_element* fe = &tree->forces[e];
     switch (fe->type) {
       case MBT_FORCE_UNIFORM_GRAVITY:
-        for (int node = 1; node < tree->num_nodes; ++node)
-          sum -= pc->M_Bo_W[node].mass * mbt_vec3_dot(ctx->g_W, pc->p_WBcm[node]);
+        mbt__mass_moments(tree, ctx, false, &m, &mp, &mv);
+        sum -= mbt_vec3_dot(ctx->g_W, mp);
         break;
       case MBT_FORCE_LINEAR_SPRING_DAMPER: {
         spring_geometry s;
@@ -162,7 +164,7 @@ int mbt_calc_potential_energy(const mbt_tree* tree, mbt_context* ctx, mbt_real* 
   return MBT_OK;
 }
 
-/* Pc = −dU/dt = Σ_B m_B·g·v_WBcm − Σ_springs k·(ℓ − ℓ0)·ℓ̇ − Σ_revolute springs k·(θ − θ0)·θ̇,
+/* Pc = −dU/dt = g·Σ_B m_B·v_WBcm (mbt__mass_moments) − Σ_springs k·(ℓ − ℓ0)·ℓ̇ − Σ_revolute springs k·(θ − θ0)·θ̇,
  * with v_WBcm = v_WBo + w_WB × p_BoBcm_W. */
 int mbt_calc_conservative_power(const mbt_tree* tree, mbt_context* ctx, mbt_real* Pc) {
   int st = mbt__check_tree_context(tree, ctx, "calc_conservative_power");
@@ -171,26 +173,21 @@ int mbt_calc_conservative_power(const mbt_tree* tree, mbt_context* ctx, mbt_real
   mbt__ensure_velocity_kinematics(tree, ctx);
   st = check_springs(tree, ctx, "calc_conservative_power");
   if (st) return st;
-  const mbt_position_cache* pc = &ctx->pc;
-  const mbt_velocity_cache* vc = &ctx->vc;
-  mbt_real sum = 0;
+  mbt_real sum = 0, m;
+  mbt_vec3 mp, mv;
   for (int e = 0; e < tree->num_forces; ++e) {
     const mbt_force_element* fe = &tree->forces[e];
     switch (fe->type) {
       case MBT_FORCE_UNIFORM_GRAVITY:
-        for (int node = 1; node < tree->num_nodes; ++node) {
-          const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
-          const mbt_spatial_velocity* V = &vc->V_WB[node];
-          const mbt_vec3 v_WBcm = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, M->p_PScm_E));
-          sum += M->mass * mbt_vec3_dot(ctx->g_W, v_WBcm);
-        }
+        mbt__mass_moments(tree, ctx, true, &m, &mp, &mv);
+        sum += mbt_vec3_dot(ctx->g_W, mv);
         break;
       case MBT_FORCE_LINEAR_SPRING_DAMPER: {
         spring_geometry s;
         spring_points(tree, ctx, fe, &s);
         const mbt_vec3 d = mbt_vec3_sub(s.p_WQ, s.p_WP);
         const mbt_real l = mbt_vec3_norm(d);
-        const mbt_real ldot = spring_length_rate(ctx, &s, mbt_vec3_scale(d, 1 / l));
+        const mbt_real ldot = spring_length_rate(tree, ctx, &s, mbt_vec3_scale(d, 1 / l));
         sum -= fe->u.spring.stiffness * (l - fe->u.spring.free_length) * ldot;
         break;
       }

@@ -91,22 +91,6 @@ static inline void abi_add(abi* P, const abi* Q) {
   P->C.xy += Q->C.xy, P->C.xz += Q->C.xz, P->C.yz += Q->C.yz;
 }
 
-/* The moments {m, h, K} of a body about Mo moved to Ro, d = p_RoMo (parallel-axis theorem as
- * mbt__moments_add_shifted, with g = h + m·d/2): h' = h + m·d, K' = K + 2·(d·g)·1 − (g·dᵀ + d·gᵀ). */
-static inline void moments_shift_to(const mbt_inertia_moments* I, mbt_vec3 d, mbt_inertia_moments* J) {
-  const mbt_vec3 g = mbt_vec3_axpy(I->h, 0.5 * I->m, d);
-  const mbt_real s = 2 * mbt_vec3_dot(d, g);
-  const mbt_real gx = g.v[0], gy = g.v[1], gz = g.v[2], dx = d.v[0], dy = d.v[1], dz = d.v[2];
-  J->K[0] = I->K[0] + s - 2 * gx * dx;
-  J->K[1] = I->K[1] + s - 2 * gy * dy;
-  J->K[2] = I->K[2] + s - 2 * gz * dz;
-  J->K[3] = I->K[3] - (gx * dy + dx * gy);
-  J->K[4] = I->K[4] - (gx * dz + dx * gz);
-  J->K[5] = I->K[5] - (gy * dz + dy * gz);
-  J->h = mbt_vec3_axpy(I->h, I->m, d);
-  J->m = I->m;
-}
-
 /* sᵀ·Ic·s = w·K·w + 2·v·(w × h) + m·v·v for s = [w; v] and a rigid Ic {m, h, K}. */
 static mbt_real moments_quadratic_form(const mbt_inertia_moments* Ic, const mbt_spatial_velocity* s) {
   const mbt_vec3 w = s->w, v = s->v;
@@ -176,46 +160,30 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   return true;
 }
 
-/* Z_host −= F_Bo_W shifted from Bo to Ro (tau += p_RoBo × f) for every body's applied and
- * force-element forces (either may be NULL); needs the poses X_WB. */
+/* Z_host −= F_Bo_W shifted from Bo to Ro (mbt__body_force_at_Ro) for every body's applied and
+ * force-element forces (either may be NULL). */
 static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const mbt_spatial_force* F1,
                                  const mbt_spatial_force* F2) {
   mbt_aba_cache* aba = &ctx->aba;
   for (int n = 1; n < tree->num_nodes; ++n) {
     const int host = tree->nodes[n].host;
     if (!(aba->flags[host] & MBT__ABA_ARTICULATED)) continue;
-    mbt_spatial_force F;
-    for (int k = 0; k < 6; ++k) F.coeffs[k] = (F1 ? F1[n].coeffs[k] : 0) + (F2 ? F2[n].coeffs[k] : 0);
-    const mbt_vec3 p_RoBo = mbt_vec3_sub(ctx->pc.X_WB[n].p, aba->p_WoRo[host]);
-    F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_RoBo, F.f));
+    const mbt_spatial_force F = mbt__body_force_at_Ro(tree, ctx, n, F1, F2);
     for (int k = 0; k < 6; ++k) aba->Z[host].coeffs[k] -= F.coeffs[k];
   }
 }
 
 /* ---- pass 1 --------------------------------------------------------------------------------------- */
-/* True when the six columns S are exactly the unit vectors. */
-static bool columns_are_identity(const mbt_spatial_velocity* S) {
-  for (int k = 0; k < 6; ++k)
-    for (int r = 0; r < 6; ++r)
-      if (S[k].coeffs[r] != (r == k ? 1 : 0)) return false;
-  return true;
-}
-
-/* The q-dependent quantities of node i, base to tip: X_WM, Ro and S (mbt__local_pose_and_H_Ro),
+/* The q-dependent quantities of node i, base to tip, from its position kinematics (X_WM, S = H):
  * the flags, I_i = I_Mo_M re-expressed in W and shifted from Mo to Ro, and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
   const mbt_local_node* L = &tree->local_nodes[i];
-  mbt__local_pose_and_H_Ro(tree, ctx, L, &aba->X_WM[L->parent], &aba->X_WM[i], &aba->S[L->v_start],
-                           &aba->p_WoRo[i]);
-  if (L->parent > 0) aba->p_WoRo[i] = aba->p_WoRo[L->parent];
   const unsigned char free = (L->nv > 0 && !node_is_locked(ctx, L)) ? MBT__ABA_FREE : 0;
   aba->flags[i] = free | ((free || (aba->flags[L->parent] & MBT__ABA_ARTICULATED)) ? MBT__ABA_ARTICULATED : 0) |
-                  (L->nv == 6 && columns_are_identity(&aba->S[L->v_start]) ? MBT__ABA_S_IDENTITY : 0);
-  mbt_inertia_moments I_W;
-  mbt__moments_reexpress(&ctx->I_Mo_M[i], &aba->X_WM[i].R, &I_W);
-  mbt_inertia_moments* I = &aba->I_Ro[i];
-  moments_shift_to(&I_W, aba->X_WM[i].p, I);
+                  (L->S_is_identity ? MBT__ABA_S_IDENTITY : 0);
+  if (!ctx->inertia_valid) mbt__inertia_at_Ro(ctx, i);  /* (set valid after the whole pass) */
+  const mbt_inertia_moments* I = &aba->I_Ro[i];
   if (aba->flags[i] & MBT__ABA_ARTICULATED) {
     abi_set_rigid(&aba->P[i], I);
     aba->Ic_trace[i] = I->K[0] + I->K[1] + I->K[2] + 3 * I->m;
@@ -230,7 +198,7 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
   const mbt_local_node* L = &tree->local_nodes[i];
   abi* P = &aba->P[i];
   const int nv = L->nv;
-  const mbt_spatial_velocity* S = &aba->S[L->v_start];
+  const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
   mbt_spatial_force* U = &aba->U[L->v_start];
   if (nv == 1) {
     abi_mul(P, S->coeffs, U->coeffs);
@@ -289,58 +257,14 @@ static inline void solve_D(const mbt_aba_cache* aba, const mbt_local_node* L, mb
 }
 
 /* ---- pass 2 --------------------------------------------------------------------------------------- */
-/* R_WF·Ḣ_FM·q̇ of a general mobilizer as a spatial acceleration at Ro: from the kernels' A_FM
- * bias (v̇ = 0, classical, at Mo in F) and V_FM, [α; a − w × v] at Mo in F [Featherstone 2008,
- * §2.11], re-expressed by R_WF = R_WA·R_AF and shifted from Mo to Ro (a += p_RoMo × α). */
-static void general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, int i, mbt_spatial_acceleration* c) {
-  const mbt_local_node* L = &tree->local_nodes[i];
-  const mbt_node* n = &tree->nodes[L->node];
-  const mbt_real* q = ctx->q + L->q_start;
-  const mbt_real* v = ctx->v + L->v_start;
-  mbt_spatial_velocity V_FM;
-  mbt_spatial_acceleration Ab;
-  mbt__mob_calc_V_FM(n, q, v, &V_FM);
-  mbt__mob_calc_A_FM(n, q, v, NULL, &Ab);
-  const mbt_transform* X_WA = &ctx->aba.X_WM[L->parent];
-  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
-  const mbt_vec3 al = mbt_mat3_mul_vec(&R_WF, Ab.alpha);
-  const mbt_vec3 a = mbt_mat3_mul_vec(&R_WF, mbt_vec3_sub(Ab.a, mbt_vec3_cross(V_FM.w, V_FM.v)));
-  c->alpha = mbt_vec3_add(c->alpha, al);
-  c->a = mbt_vec3_add(c->a, mbt_vec3_add(a, mbt_vec3_cross(ctx->aba.X_WM[i].p, al)));
-}
-
-/* Base to tip at node i: V_i = V_λ + S·q̇, c_i = V_λ × S·q̇ (+ the general mobilizers' R_WF·Ḣ_FM·q̇),
- * and for an articulated node the gyroscopic force Z_i = V_i ×* I_i·V_i. */
+/* Base to tip at node i: V_i and c_i (mbt__velocity_kinematics_node) and for an articulated node
+ * the gyroscopic force Z_i = V_i ×* I_i·V_i. */
 static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
-  const mbt_local_node* L = &tree->local_nodes[i];
-  const mbt_spatial_velocity* S = &aba->S[L->v_start];
-  const mbt_real* qd = ctx->v + L->v_start;
-  mbt_vec3 wJ = mbt_vec3_zero(), vJ = mbt_vec3_zero();
-  if (L->nv == 1) {
-    wJ = mbt_vec3_scale(S->w, qd[0]);
-    vJ = mbt_vec3_scale(S->v, qd[0]);
-  } else {
-    for (int k = 0; k < L->nv; ++k) {
-      wJ = mbt_vec3_axpy(wJ, qd[k], S[k].w);
-      vJ = mbt_vec3_axpy(vJ, qd[k], S[k].v);
-    }
-  }
-  const mbt_spatial_velocity* VA = &aba->V[L->parent];
-  mbt_spatial_velocity* V = &aba->V[i];
-  V->w = mbt_vec3_add(VA->w, wJ);
-  V->v = mbt_vec3_add(VA->v, vJ);
-  mbt_spatial_acceleration* c = &aba->c[i];
-  c->alpha = mbt_vec3_cross(VA->w, wJ);
-  c->a = mbt_vec3_add(mbt_vec3_cross(VA->w, vJ), mbt_vec3_cross(VA->v, wJ));
-  if (L->type != MBT_MOBILIZER_REVOLUTE && L->type != MBT_MOBILIZER_PRISMATIC && L->type != MBT_MOBILIZER_SCREW)
-    general_joint_bias(tree, ctx, i, c);
+  mbt__velocity_kinematics_node(tree, ctx, i, &aba->c[i]);
   if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) return;
-  mbt_vec3 t, f;
-  mbt__moments_mul(&aba->I_Ro[i], V->w, V->v, &t, &f);
-  mbt_spatial_force* Z = &aba->Z[i];
-  Z->tau = mbt_vec3_add(mbt_vec3_cross(V->w, t), mbt_vec3_cross(V->v, f));
-  Z->f = mbt_vec3_cross(V->w, f);
+  const mbt_spatial_velocity* V = &ctx->vc.V[i];
+  mbt__moments_net_force(&aba->I_Ro[i], V->w, V->v, NULL, NULL, &aba->Z[i].tau, &aba->Z[i].f);
 }
 
 /* Tip to base at an articulated node i: pass 1 when q changed (projection, P and Ic into the
@@ -365,7 +289,7 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
   mbt_spatial_force* Z = &aba->Z[i];
   mbt_real* e = aba->e + L->v_start;
   if (free) {
-    const mbt_spatial_velocity* S = &aba->S[L->v_start];
+    const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
     const bool identity = aba->flags[i] & MBT__ABA_S_IDENTITY;
     for (int k = 0; k < L->nv; ++k) {
       const int dof = L->v_start + k;
@@ -404,15 +328,18 @@ static void aba_accelerations(const mbt_tree* tree, mbt_context* ctx, mbt_vec3 a
       for (int k = 0; k < L->nv; ++k) vd[k] = 0;
       continue;
     }
-    const mbt_spatial_velocity* S = &aba->S[L->v_start];
+    const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
     const mbt_spatial_force* U = &aba->U[L->v_start];
     const mbt_real* e = aba->e + L->v_start;
     mbt_real x[6];
     for (int k = 0; k < L->nv; ++k) x[k] = e[k] - mbt__spatial_dot(U[k].coeffs, A->coeffs);
     solve_D(aba, L, x);
+    const bool identity = aba->flags[i] & MBT__ABA_S_IDENTITY;
     for (int k = 0; k < L->nv; ++k) {
       vd[k] = x[k];
-      for (int r = 0; r < 6; ++r) A->coeffs[r] += S[k].coeffs[r] * x[k];
+      if (identity) A->coeffs[k] += x[k];
+      else
+        for (int r = 0; r < 6; ++r) A->coeffs[r] += S[k].coeffs[r] * x[k];
     }
   }
 }
@@ -428,21 +355,21 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     const int st = mbt__calc_force_elements(tree, ctx, ctx->forces);
     if (st) return st;
     forces = ctx->forces;
-  } else if (Fapp_Bo_W) {
-    mbt__ensure_poses(tree, ctx);
   }
-  mbt__calc_joint_sincos(tree, ctx);
+  const bool pose = !ctx->position_valid;
+  if (pose) mbt__calc_joint_sincos(tree, ctx);
   if (factor) {
     ctx->aba_position_valid = false; /* until pass 1 completes */
     aba->flags[0] = 0;
-    aba->X_WM[0] = mbt_transform_identity();
     aba->factored_with_locks = ctx->any_locked;
   }
-  aba->V[0].w = aba->V[0].v = mbt_vec3_zero();
   for (int i = 1; i < nl; ++i) {
+    if (pose) mbt__position_kinematics_node(tree, ctx, i);
     if (factor) aba_node_position(tree, ctx, i);
     aba_node_velocity(tree, ctx, i);
   }
+  ctx->position_valid = ctx->velocity_valid = true;
+  if (factor) ctx->inertia_valid = true;
   if (forces || Fapp_Bo_W) subtract_body_forces(tree, ctx, forces ? forces->F_BBo_W : NULL, Fapp_Bo_W);
   for (int i = nl - 1; i > 0; --i) {
     if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) continue;
@@ -518,15 +445,15 @@ static void calc_dof_parents(const mbt_tree* tree, mbt_context* ctx) {
   int* last = ctx->aba.node_last_dof;
   int* lambda = ctx->aba.dof_parent;
   last[0] = -1;
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
-    int above = last[n->parent_node];
-    if (n->nv > 0 && !(ctx->any_locked && ctx->v_locked[n->v_start]))
-      for (int k = 0; k < n->nv; ++k) {
-        lambda[n->v_start + k] = above;
-        above = n->v_start + k;
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    int above = last[L->parent];
+    if (L->nv > 0 && !(ctx->any_locked && ctx->v_locked[L->v_start]))
+      for (int k = 0; k < L->nv; ++k) {
+        lambda[L->v_start + k] = above;
+        above = L->v_start + k;
       }
-    last[node] = above;
+    last[i] = above;
   }
 }
 
@@ -556,7 +483,7 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
     for (int i = 0; i < 6; ++i)
       F[node].coeffs[i] = ctx->forces->F_BBo_W[node].coeffs[i] + (Fapp_Bo_W_array ? Fapp_Bo_W_array[node].coeffs[i] : 0);
   for (int k = 0; k < nv; ++k) rhs[k] = ctx->forces->tau[k] + (tau_applied ? tau_applied[k] : 0);
-  mbt__inverse_dynamics(tree, ctx, true, NULL, F, rhs, ctx->scratch_A, F, rhs);
+  mbt__inverse_dynamics_W(tree, ctx, true, NULL, F, rhs, rhs);
   for (int k = 0; k < nv; ++k) rhs[k] = -rhs[k];
 
   mbt_real* M = ctx->scratch_nvnv;

@@ -4,62 +4,46 @@
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
 
-void mbt__inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
-                           const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app,
-                           mbt_spatial_acceleration* A_WB, mbt_spatial_force* F_BBo_W, mbt_real* tau) {
-  if (use_v) mbt__ensure_velocity_kinematics(tree, ctx);
-  else mbt__ensure_position_kinematics(tree, ctx);
-  const mbt_position_cache* pc = &ctx->pc;
-  const mbt_velocity_cache* vc = &ctx->vc;
-  const int nn = tree->num_nodes;
-
-  /* Base to tip: A_WB = A_WP composed with A_PB_W (mbt__compose_A_WB), then the body's own
-   * force F_BBo_W = M_Bo_W·A_WB + Fb_Bo_W − Fapp_Bo_W, with M_Bo_W = {m, p = p_BoBcm, G} and the
-   * gyroscopic bias Fb_Bo_W = [w × (m·G·w); m·w × (w × p)]:
-   *   tau_Bo = m·(G·alpha + w × (G·w) + p × a),  f = m·(a − p × alpha + w × (w × p)). */
-  for (int i = 0; i < 6; ++i) A_WB[0].coeffs[i] = 0;
-  for (int node = 1; node < nn; ++node) {
-    const mbt_node* n = &tree->nodes[node];
-    mbt_spatial_acceleration* A = &A_WB[node];
-    mbt__compose_A_WB(ctx, n, node, use_v, vdot ? vdot + n->v_start : NULL, &A_WB[n->parent_node], A);
-    const mbt_spatial_inertia* M = &pc->M_Bo_W[node];
-    const mbt_real m = M->mass;
-    const mbt_vec3 p = M->p_PScm_E;
-    mbt_vec3 t = mbt_vec3_add(mbt__unit_inertia_mul(&M->G_SP_E, A->alpha), mbt_vec3_cross(p, A->a));
-    mbt_vec3 f = mbt_vec3_sub(A->a, mbt_vec3_cross(p, A->alpha));
-    if (use_v) {
-      const mbt_vec3 w = vc->V_WB[node].w;
-      t = mbt_vec3_add(t, mbt_vec3_cross(w, mbt__unit_inertia_mul(&M->G_SP_E, w)));
-      f = mbt_vec3_add(f, mbt_vec3_cross(w, mbt_vec3_cross(w, p)));
-    }
-    mbt_spatial_force F;
-    F.tau = mbt_vec3_scale(t, m);
-    F.f = mbt_vec3_scale(f, m);
-    if (Fapp_Bo_W)
-      for (int i = 0; i < 6; ++i) F.coeffs[i] -= Fapp_Bo_W[node].coeffs[i];
-    F_BBo_W[node] = F;
+/* Base to tip: the accelerations A_i (mbt__calc_local_accelerations), then each node's force
+ * F_i = I_i·A_i + V_i ×* I_i·V_i, I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro
+ * (mbt__inertia_at_Ro, kept while q and the inertias are unchanged),
+ * [w; v] ×* [t; f] = [w × t + v × f; w × f]; the bodies' applied forces are subtracted from their
+ * host's F. Tip to base: tau = Sᵀ·F_i − tau_app, F_λ += F_i (both about Ro in W: no transform). */
+void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
+                             const mbt_spatial_force* Fapp_Bo_W, const mbt_real* tau_app, mbt_real* tau) {
+  const mbt_spatial_acceleration* A = ctx->aba.A;
+  mbt_spatial_force* F = ctx->aba.Z;
+  const int nl = tree->num_local_nodes;
+  mbt__calc_local_accelerations(tree, ctx, use_v, vdot, ctx->aba.A);
+  const mbt_inertia_moments* I = ctx->aba.I_Ro;
+  if (!ctx->inertia_valid) {
+    for (int i = 1; i < nl; ++i) mbt__inertia_at_Ro(ctx, i);
+    ctx->inertia_valid = true;
   }
-
-  /* Tip to base: F_BBo_W += Σ_children F_CCo_W shifted to Bo (complete once every child, at
-   * a higher node index, has been added); tau = H_PB_Wᵀ·F_BBo_W − tau_app. */
-  for (int node = nn - 1; node > 0; --node) {
-    const mbt_node* n = &tree->nodes[node];
-    const mbt_spatial_force* F = &F_BBo_W[node];
-    if (n->parent_node > 0) mbt__spatial_force_add_shifted(&F_BBo_W[n->parent_node], F, pc->p_PoBo_W[node]);
-    const mbt_spatial_velocity* H = &pc->H_PB_W[n->v_start];
-    mbt_real* t = tau + n->v_start;
-    const mbt_real* ta = tau_app ? tau_app + n->v_start : NULL;
-    if (n->type == MBT_MOBILIZER_REVOLUTE && n->X_MB_is_identity) {
-      const mbt_real tk = mbt_vec3_dot(H->w, F->tau);  /* H_PB_W = [R_WF·â; 0] */
-      t[0] = ta ? tk - ta[0] : tk;
-    } else {
-      for (int k = 0; k < n->nv; ++k) {
-        const mbt_real tk = mbt__spatial_dot(H[k].coeffs, F->coeffs);
-        t[k] = ta ? tk - ta[k] : tk;
-      }
-    }
+  for (int i = 1; i < nl; ++i) {
+    if (use_v)
+      mbt__moments_net_force(&I[i], ctx->vc.V[i].w, ctx->vc.V[i].v, &A[i].alpha, &A[i].a, &F[i].tau, &F[i].f);
+    else
+      mbt__moments_mul(&I[i], A[i].alpha, A[i].a, &F[i].tau, &F[i].f);
   }
-  for (int i = 0; i < 6; ++i) F_BBo_W[0].coeffs[i] = 0;
+  if (Fapp_Bo_W)
+    for (int node = 1; node < tree->num_nodes; ++node) {
+      const int host = tree->nodes[node].host;
+      if (host == 0) continue;
+      const mbt_spatial_force Fa = mbt__body_force_at_Ro(tree, ctx, node, Fapp_Bo_W, NULL);
+      for (int k = 0; k < 6; ++k) F[host].coeffs[k] -= Fa.coeffs[k];
+    }
+  for (int i = nl - 1; i > 0; --i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
+    for (int k = 0; k < L->nv; ++k) {
+      const int dof = L->v_start + k;
+      const mbt_real tk = mbt__spatial_dot(S[k].coeffs, F[i].coeffs);
+      tau[dof] = tau_app ? tk - tau_app[dof] : tk;
+    }
+    if (L->parent > 0)
+      for (int r = 0; r < 6; ++r) F[L->parent].coeffs[r] += F[i].coeffs[r];
+  }
 }
 
 /* ---- local-frame RNEA ------------------------------------------------------------------------
@@ -94,8 +78,8 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   mbt__mob_calc_X_FM(n, q, &X_FM);
   mbt__mob_calc_V_FM(n, q, v ? v : zero, &V_FM);
   mbt__mob_calc_A_FM(n, q, v ? v : zero, vdot, &A_FM);
-  s->R_AM = mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
-  s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
+  s->R_AM = L->R_AF_is_identity ? X_FM.R : mbt_mat3_mul(&L->X_AF.R, &X_FM.R);
+  s->p_AoMo_A = mbt_vec3_add(L->X_AF.p, L->R_AF_is_identity ? X_FM.p : mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
   vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
   vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
   aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);
@@ -151,14 +135,9 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
-/* f_M = I·a_M + v_M ×* (I·v_M) for one local node. */
+/* f_M = I·a_M + v_M ×* (I·v_M) for one local node (mbt__moments_net_force). */
 static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
-  const mbt_vec3 w = s->V.w, v = s->V.v;
-  mbt_vec3 t, f, ht, hf;
-  mbt__moments_mul(I, s->A.alpha, s->A.a, &t, &f);
-  mbt__moments_mul(I, w, v, &ht, &hf);
-  s->F.tau = mbt_vec3_add(t, mbt_vec3_add(mbt_vec3_cross(w, ht), mbt_vec3_cross(v, hf)));
-  s->F.f = mbt_vec3_add(f, mbt_vec3_cross(w, hf));
+  mbt__moments_net_force(I, s->V.w, s->V.v, &s->A.alpha, &s->A.a, &s->F.tau, &s->F.f);
 }
 
 /* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from R_AM·f_M (t_A, f_A): F_Mo_F = R_AFᵀ·R_AM·f_M. */
@@ -226,6 +205,63 @@ int mbt_calc_inverse_dynamics_with_gravity(const mbt_tree* tree, mbt_context* ct
   return MBT_OK;
 }
 
+/* A welded body's own force about Ro: I_B·A + V ×* I_B·V − Fapp_B, I_B about Ro
+ * (mbt__body_moments_at_Ro), A and V its host's. */
+static mbt_spatial_force welded_body_force(const mbt_tree* tree, const mbt_context* ctx, int node,
+                                           const mbt_spatial_force* Fapp_Bo_W) {
+  const int host = tree->nodes[node].host;
+  mbt_inertia_moments I;
+  mbt__body_moments_at_Ro(tree, ctx, node, &I);
+  const mbt_spatial_acceleration* A = &ctx->aba.A[host];
+  const mbt_spatial_velocity* V = &ctx->vc.V[host];
+  mbt_vec3 t, f;
+  mbt__moments_net_force(&I, V->w, V->v, &A->alpha, &A->a, &t, &f);
+  const mbt_spatial_force Fa = mbt__body_force_at_Ro(tree, ctx, node, Fapp_Bo_W, NULL);
+  mbt_spatial_force F;
+  F.tau = mbt_vec3_sub(t, Fa.tau);
+  F.f = mbt_vec3_sub(f, Fa.f);
+  return F;
+}
+
+/* The mobilizer force F_BMo_W on every body, from the local nodes' F (at Ro, after
+ * mbt__inverse_dynamics_W with v): a moving body's is its node's F (the whole subtree's net
+ * force); a welded body's (its weld's reaction) is its own force (welded_body_force) plus its
+ * children's, tip to base over the bodies in ctx->scratch_F (a child's moved from its Ro to its
+ * parent's when they differ: a body welded to the world is taken about Wo); then each is moved
+ * from Ro to Mo: tau_Mo = tau_Ro − p_RoMo × f, p_RoMo = p_RoBo − R_WB·p_MoBo_B. F_BMo_W may alias
+ * Fapp_Bo_W. */
+static void calc_mobilizer_forces(const mbt_tree* tree, mbt_context* ctx, const mbt_spatial_force* Fapp_Bo_W,
+                                  mbt_spatial_force* F_BMo_W) {
+  const mbt_spatial_force* F = ctx->aba.Z;
+  mbt_spatial_force* Fs = ctx->scratch_F;
+  for (int node = 0; node < tree->num_nodes; ++node)
+    for (int k = 0; k < 6; ++k) Fs[node].coeffs[k] = 0;
+  for (int node = tree->num_nodes - 1; node > 0; --node) {
+    const mbt_node* n = &tree->nodes[node];
+    mbt_spatial_force* Fb = &Fs[node];
+    if (n->type != MBT_MOBILIZER_WELD) {
+      *Fb = F[n->host];
+    } else {
+      const mbt_spatial_force Fw = welded_body_force(tree, ctx, node, Fapp_Bo_W);
+      for (int k = 0; k < 6; ++k) Fb->coeffs[k] += Fw.coeffs[k];
+    }
+    const mbt_node* P = &tree->nodes[n->parent_node];
+    if (n->parent_node == 0 || P->type != MBT_MOBILIZER_WELD) continue;
+    mbt_spatial_force* Fp = &Fs[n->parent_node];
+    const mbt_vec3 d = mbt_vec3_sub(ctx->pc.p_WoRo[n->host], ctx->pc.p_WoRo[P->host]);
+    Fp->tau = mbt_vec3_add(Fp->tau, mbt_vec3_add(Fb->tau, mbt_vec3_cross(d, Fb->f)));
+    Fp->f = mbt_vec3_add(Fp->f, Fb->f);
+  }
+  for (int k = 0; k < 6; ++k) F_BMo_W[0].coeffs[k] = 0;
+  for (int node = 1; node < tree->num_nodes; ++node) {
+    const mbt_node* n = &tree->nodes[node];
+    const mbt_mat3 R_WB = mbt__body_rotation_in_world(tree, ctx, node);
+    const mbt_vec3 p_RoMo = mbt_vec3_sub(mbt__p_RoBo_W(tree, ctx, node), mbt_mat3_mul_vec(&R_WB, n->p_MoBo_B));
+    F_BMo_W[node].tau = mbt_vec3_sub(Fs[node].tau, mbt_vec3_cross(p_RoMo, Fs[node].f));
+    F_BMo_W[node].f = Fs[node].f;
+  }
+}
+
 int mbt_calc_inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot,
                               const mbt_spatial_force* Fapp_Bo_W_array, const mbt_real* tau_applied,
                               mbt_spatial_acceleration* A_WB_array, mbt_spatial_force* F_BMo_W_array,
@@ -238,17 +274,10 @@ int mbt_calc_inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_
     mbt__inverse_dynamics_local(tree, ctx, ctx->v, known_vdot, mbt_vec3_zero(), tau_applied, tau);
     return MBT_OK;
   }
-  mbt_spatial_acceleration* A_WB = A_WB_array ? A_WB_array : ctx->scratch_A;
-  mbt_spatial_force* F_BBo_W = F_BMo_W_array ? F_BMo_W_array : ctx->scratch_F2;
-  mbt__inverse_dynamics(tree, ctx, true, known_vdot, Fapp_Bo_W_array, tau_applied, A_WB, F_BBo_W, tau);
-  if (F_BMo_W_array) {
-    /* F_BMo_W: shift from Bo to Mo, tau_Mo = tau_Bo + p_MoBo_W × f. */
-    for (int node = 1; node < tree->num_nodes; ++node) {
-      const mbt_node* n = &tree->nodes[node];
-      if (n->X_MB_is_identity) continue;
-      mbt_spatial_force* F = &F_BMo_W_array[node];
-      F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(mbt__p_MoBo_W(ctx, n, node), F->f));
-    }
-  }
+  mbt__inverse_dynamics_W(tree, ctx, true, known_vdot, Fapp_Bo_W_array, tau_applied, tau);
+  if (A_WB_array)
+    for (int node = 0; node < tree->num_nodes; ++node)
+      A_WB_array[node] = mbt__body_acceleration_in_world(tree, ctx, node, ctx->aba.A, true);
+  if (F_BMo_W_array) calc_mobilizer_forces(tree, ctx, Fapp_Bo_W_array, F_BMo_W_array);
   return MBT_OK;
 }

@@ -14,7 +14,8 @@ static int check_frame(const mbt_tree* tree, const mbt_context* ctx, int frame, 
 /* X_WF = X_WB·X_BF. */
 static mbt_transform frame_pose_in_world(const mbt_tree* tree, const mbt_context* ctx, int frame) {
   const mbt_frame* f = &tree->frames[frame];
-  return mbt_transform_compose(&ctx->pc.X_WB[tree->bodies[f->body].node], &f->X_BF);
+  const mbt_transform X_WB = mbt__body_pose_in_world(tree, ctx, tree->bodies[f->body].node);
+  return mbt_transform_compose(&X_WB, &f->X_BF);
 }
 
 /* X_AB = X_WA⁻¹·X_WB. */
@@ -65,15 +66,16 @@ int mbt_calc_frame_spatial_velocity_in_world(const mbt_tree* tree, mbt_context* 
   mbt__ensure_velocity_kinematics(tree, ctx);
   const mbt_frame* f = &tree->frames[frame_F];
   const int node = tree->bodies[f->body].node;
-  const mbt_spatial_velocity* V_WB = &ctx->vc.V_WB[node];
-  const mbt_vec3 p_BoFo_W = mbt_mat3_mul_vec(&ctx->pc.X_WB[node].R, f->X_BF.p);
-  V_WF->w = V_WB->w;
-  V_WF->v = mbt_vec3_add(V_WB->v, mbt_vec3_cross(V_WB->w, p_BoFo_W));
+  const mbt_spatial_velocity V_WB = mbt__body_velocity_in_world(tree, ctx, node);
+  const mbt_mat3 R_WB = mbt__body_rotation_in_world(tree, ctx, node);
+  const mbt_vec3 p_BoFo_W = mbt_mat3_mul_vec(&R_WB, f->X_BF.p);
+  V_WF->w = V_WB.w;
+  V_WF->v = mbt_vec3_add(V_WB.v, mbt_vec3_cross(V_WB.w, p_BoFo_W));
   return MBT_OK;
 }
 
-/* J_WFp column c of a mobilizer on the path from B to the world: H_PB_W of its body J shifted
- * from Jo to Fp: [w; v + w × p_JoFp_W]; all other columns are zero. */
+/* J_WFp column c of a mobilizer on the path from B's host to the world: the column H of its local
+ * node shifted from Ro to Fp: [w; v + w × p_RoFp_W]; all other columns are zero. */
 int mbt_calc_jacobian_spatial_velocity(const mbt_tree* tree, mbt_context* ctx, int frame_F, mbt_vec3 p_FoFp_F,
                                        mbt_real* J_WFp) {
   const char* what = "calc_jacobian_spatial_velocity";
@@ -86,13 +88,13 @@ int mbt_calc_jacobian_spatial_velocity(const mbt_tree* tree, mbt_context* ctx, i
   const mbt_frame* f = &tree->frames[frame_F];
   const mbt_transform X_WF = frame_pose_in_world(tree, ctx, frame_F);
   const mbt_vec3 p_WFp = mbt_transform_apply(&X_WF, p_FoFp_F);
-  for (int node = tree->bodies[f->body].node; node > 0; node = tree->nodes[node].parent_node) {
-    const mbt_node* n = &tree->nodes[node];
-    const mbt_vec3 p_JoFp_W = mbt_vec3_sub(p_WFp, ctx->pc.X_WB[node].p);
-    for (int k = 0; k < n->nv; ++k) {
-      const int c = n->v_start + k;
-      const mbt_spatial_velocity* H = &ctx->pc.H_PB_W[c];
-      const mbt_vec3 v = mbt_vec3_add(H->v, mbt_vec3_cross(H->w, p_JoFp_W));
+  for (int i = tree->nodes[tree->bodies[f->body].node].host; i > 0; i = tree->local_nodes[i].parent) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    const mbt_vec3 p_RoFp_W = mbt_vec3_sub(p_WFp, ctx->pc.p_WoRo[i]);
+    for (int k = 0; k < L->nv; ++k) {
+      const int c = L->v_start + k;
+      const mbt_spatial_velocity* H = &ctx->pc.H[c];
+      const mbt_vec3 v = mbt_vec3_add(H->v, mbt_vec3_cross(H->w, p_RoFp_W));
       for (int r = 0; r < 3; ++r) {
         J_WFp[r * nv + c] = H->w.v[r];
         J_WFp[(3 + r) * nv + c] = v.v[r];
@@ -110,15 +112,15 @@ int mbt_map_velocity_to_qdot(const mbt_tree* tree, const mbt_context* ctx, const
   if (st) return st;
   if ((!v && tree->nv > 0) || (!qdot && tree->nq > 0))
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: v or qdot is NULL", what);
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     if (mbt__mob_velocity_to_qdot_is_singular(n, ctx->q + n->q_start))
       return mbt__context_error(ctx, MBT_ERR_SINGULAR,
                                 "%s: mobilizer '%s': N(q) is singular (gimbal lock at pitch = ±π/2)", what,
                                 tree->mobilizers[n->mobilizer].name);
   }
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     mbt__mob_map_velocity_to_qdot(n, ctx->q + n->q_start, v + n->v_start, qdot + n->q_start);
   }
   return MBT_OK;
@@ -133,61 +135,70 @@ int mbt_map_qdot_to_velocity(const mbt_tree* tree, const mbt_context* ctx, const
   if ((!v && tree->nv > 0) || (!qdot && tree->nq > 0))
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: v or qdot is NULL", what);
   mbt_real tmp[MBT_JOINT_MAX_NV];
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     if (mbt__mob_map_qdot_to_velocity(n, ctx->q + n->q_start, qdot + n->q_start, tmp) != MBT_OK)
       return mbt__context_error(ctx, MBT_ERR_SINGULAR, "%s: mobilizer '%s': N⁺(q) is undefined (zero quaternion)",
                                 what, tree->mobilizers[n->mobilizer].name);
   }
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_node* n = &tree->nodes[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_node* n = &tree->nodes[tree->local_nodes[i].node];
     mbt__mob_map_qdot_to_velocity(n, ctx->q + n->q_start, qdot + n->q_start, v + n->v_start);
   }
   return MBT_OK;
 }
 
-static mbt_real total_mass(const mbt_tree* tree, const mbt_context* ctx) {
-  mbt_real m = 0;
-  for (int node = 1; node < tree->num_nodes; ++node) m += ctx->pc.M_Bo_W[node].mass;
-  return m;
+void mbt__mass_moments(const mbt_tree* tree, const mbt_context* ctx, bool with_v, mbt_real* m, mbt_vec3* mp,
+                       mbt_vec3* mv) {
+  *m = 0;
+  *mp = *mv = mbt_vec3_zero();
+  for (int i = 0; i < tree->num_local_nodes; ++i) {
+    const mbt_inertia_moments* I = &ctx->I_Mo_M[i];
+    const mbt_transform* X = &ctx->pc.X_WM[i];
+    const mbt_vec3 h_W = mbt_mat3_mul_vec(&X->R, I->h);
+    const mbt_vec3 p_WMo = mbt_vec3_add(ctx->pc.p_WoRo[i], X->p);
+    *m += I->m;
+    *mp = mbt_vec3_add(*mp, mbt_vec3_axpy(h_W, I->m, p_WMo));
+    if (!with_v) continue;
+    const mbt_spatial_velocity* V = &ctx->vc.V[i];
+    const mbt_vec3 v_Mo = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, X->p));
+    *mv = mbt_vec3_add(*mv, mbt_vec3_add(mbt_vec3_scale(v_Mo, I->m), mbt_vec3_cross(V->w, h_W)));
+  }
 }
 
-/* p_WScm = Σ m_B·p_WBcm / Σ m_B. */
+/* p_WScm = Σ m_B·p_WBcm / Σ m_B (mbt__mass_moments). */
 int mbt_calc_center_of_mass_position(const mbt_tree* tree, mbt_context* ctx, mbt_vec3* p_WScm) {
   const char* what = "calc_center_of_mass_position";
   int st = mbt__check_tree_context(tree, ctx, what);
   if (st) return st;
   if (!p_WScm) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: p_WScm is NULL", what);
   mbt__ensure_position_kinematics(tree, ctx);
-  const mbt_real m = total_mass(tree, ctx);
+  mbt_real m;
+  mbt_vec3 mp, mv;
+  mbt__mass_moments(tree, ctx, false, &m, &mp, &mv);
   if (!mbt_lt(0, m)) return mbt__context_error(ctx, MBT_ERR_SINGULAR, "%s: the system has no mass", what);
-  mbt_vec3 s = mbt_vec3_zero();
-  for (int node = 1; node < tree->num_nodes; ++node)
-    s = mbt_vec3_axpy(s, ctx->pc.M_Bo_W[node].mass, ctx->pc.p_WBcm[node]);
-  *p_WScm = mbt_vec3_scale(s, 1 / m);
+  *p_WScm = mbt_vec3_scale(mp, 1 / m);
   return MBT_OK;
 }
 
-/* v_WScm = Σ m_B·v_WBcm / Σ m_B, v_WBcm = v_WBo + w_WB × p_BoBcm_W. */
+/* v_WScm = Σ m_B·v_WBcm / Σ m_B, v_WBcm = v_WBo + w_WB × p_BoBcm_W (mbt__mass_moments). */
 int mbt_calc_center_of_mass_velocity(const mbt_tree* tree, mbt_context* ctx, mbt_vec3* v_WScm) {
   const char* what = "calc_center_of_mass_velocity";
   int st = mbt__check_tree_context(tree, ctx, what);
   if (st) return st;
   if (!v_WScm) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: v_WScm is NULL", what);
   mbt__ensure_velocity_kinematics(tree, ctx);
-  const mbt_real m = total_mass(tree, ctx);
+  mbt_real m;
+  mbt_vec3 mp, mv;
+  mbt__mass_moments(tree, ctx, true, &m, &mp, &mv);
   if (!mbt_lt(0, m)) return mbt__context_error(ctx, MBT_ERR_SINGULAR, "%s: the system has no mass", what);
-  mbt_vec3 s = mbt_vec3_zero();
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_spatial_inertia* M = &ctx->pc.M_Bo_W[node];
-    const mbt_spatial_velocity* V = &ctx->vc.V_WB[node];
-    s = mbt_vec3_axpy(s, M->mass, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, M->p_PScm_E)));
-  }
-  *v_WScm = mbt_vec3_scale(s, 1 / m);
+  *v_WScm = mbt_vec3_scale(mv, 1 / m);
   return MBT_OK;
 }
 
-/* L_WSP_W = Σ_B L_WBo_W shifted to P: h_P = h_Bo + p_PBo × l, L_WBo = M_Bo_W·V_WB. */
+/* L_WSP_W = Σ_B L_WBo_W shifted to P, by local nodes: L_Mo = I_Mo_W·V_WM at Mo (I_Mo_M
+ * re-expressed by R_WM, v_Mo = v_Ro + w × p_RoMo), h_P = h_Mo + p_PMo × l; local node 0 carries
+ * the bodies welded to the world, which do not move. */
 int mbt_calc_spatial_momentum_in_world_about_point(const mbt_tree* tree, mbt_context* ctx, mbt_vec3 p_WoP_W,
                                                    mbt_spatial_momentum* L_WSP_W) {
   const char* what = "calc_spatial_momentum_in_world_about_point";
@@ -196,12 +207,15 @@ int mbt_calc_spatial_momentum_in_world_about_point(const mbt_tree* tree, mbt_con
   if (!L_WSP_W) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: L_WSP_W is NULL", what);
   mbt__ensure_velocity_kinematics(tree, ctx);
   mbt_vec3 h = mbt_vec3_zero(), l = mbt_vec3_zero();
-  for (int node = 1; node < tree->num_nodes; ++node) {
-    const mbt_spatial_velocity* V = &ctx->vc.V_WB[node];
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    const mbt_transform* X = &ctx->pc.X_WM[i];
+    const mbt_spatial_velocity* V = &ctx->vc.V[i];
+    mbt_inertia_moments I;
+    mbt__moments_reexpress(&ctx->I_Mo_M[i], &X->R, &I);
     mbt_spatial_momentum L;
-    mbt__spatial_inertia_mul(&ctx->pc.M_Bo_W[node], V->w, V->v, &L.h, &L.l);
-    const mbt_vec3 p_PBo = mbt_vec3_sub(ctx->pc.X_WB[node].p, p_WoP_W);
-    h = mbt_vec3_add(h, mbt_vec3_add(L.h, mbt_vec3_cross(p_PBo, L.l)));
+    mbt__moments_mul(&I, V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, X->p)), &L.h, &L.l);
+    const mbt_vec3 p_PMo = mbt_vec3_sub(mbt_vec3_add(ctx->pc.p_WoRo[i], X->p), p_WoP_W);
+    h = mbt_vec3_add(h, mbt_vec3_add(L.h, mbt_vec3_cross(p_PMo, L.l)));
     l = mbt_vec3_add(l, L.l);
   }
   L_WSP_W->h = h;

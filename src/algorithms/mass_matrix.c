@@ -38,7 +38,8 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  * moving ancestor), composite inertias about each node's Mo, products about the reference point
  * Ro of the node's subtree hanging from the world (its first node's Mo; M is the same about any
  * point, and about Ro no digits are lost however far the bodies are from Wo):
- *   X_WM and the columns H_j at Ro of each node, base to tip (mbt__local_pose_and_H_Ro);
+ *   X_WM and the columns H_j at Ro of each node, base to tip: the position kinematics cache
+ *   (computed in the same pass when q changed);
  *   Ic_M = I_Mo (re-expressed in W) + Σ_children Ic_C shifted from Co to Mo (tip to base);
  *   for each column j of the node: F_j = Ic_M·H_j at Mo = [K·w + h × v_Mo; m·v_Mo − h × w]
  *   (v_Mo = v_Ro − p_RoMo × w), shifted to Ro: tau += p_RoMo × f;
@@ -47,57 +48,85 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  *   contiguously, and for a small or sparse M (above) column j of the upper one; otherwise
  *   the upper triangle is mirrored by tiles afterwards.
  * Entries between nodes that are neither ancestor nor descendant of each other are zero. */
+/* F_k = Ic·H_k at Mo shifted to Ro (above). For a node with S = I (tree_internal.h: it hangs from
+ * the world, Ro = Mo) H_k = e_k and F_k is column k of Ic: [K·e_k; −h × e_k] for k < 3,
+ * [h × e_j; m·e_j] for k = 3 + j. */
+static inline void column_force(const mbt_local_node* L, const mbt_inertia_moments* I, const mbt_spatial_velocity* H,
+                         mbt_vec3 p_RoMo, int k, mbt_spatial_force* F) {
+  if (L->S_is_identity) {
+    const mbt_real* K = I->K;
+    const mbt_real hx = I->h.v[0], hy = I->h.v[1], hz = I->h.v[2], m = I->m;
+    const mbt_real col[6][6] = {{K[0], K[3], K[4], 0, -hz, hy}, {K[3], K[1], K[5], hz, 0, -hx},
+                                {K[4], K[5], K[2], -hy, hx, 0}, {0, hz, -hy, m, 0, 0},
+                                {-hz, 0, hx, 0, m, 0},          {hy, -hx, 0, 0, 0, m}};
+    for (int r = 0; r < 6; ++r) F->coeffs[r] = col[k][r];
+    return;
+  }
+  const mbt_vec3 w = H->w;
+  const mbt_vec3 Kw = mbt_vec3_make(I->K[0] * w.v[0] + I->K[3] * w.v[1] + I->K[4] * w.v[2],
+                                    I->K[3] * w.v[0] + I->K[1] * w.v[1] + I->K[5] * w.v[2],
+                                    I->K[4] * w.v[0] + I->K[5] * w.v[1] + I->K[2] * w.v[2]);
+  if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
+    F->tau = Kw;
+    F->f = mbt_vec3_cross(w, I->h);
+  } else {
+    const mbt_vec3 v = mbt_vec3_sub(H->v, mbt_vec3_cross(p_RoMo, w));
+    F->tau = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
+    F->f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
+  }
+  F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_RoMo, F->f));
+}
+
+/* Row ck of M from F = F_ck: M[ck][c] = H_cᵀ·F along the path c = ck, λ(ck), ...; on the unit
+ * columns e_j at the top of the path (ctx->v_unit_end) the entry is F's component j. Column ck
+ * too when direct. */
+static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_spatial_force* F, mbt_real* M) {
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
+  const int* v_parent = ctx->v_parent;
+  const int unit_end = ctx->v_unit_end[ck], unit_start = unit_end - 6;
+  const mbt_real f0 = F->coeffs[0], f1 = F->coeffs[1], f2 = F->coeffs[2];
+  const mbt_real f3 = F->coeffs[3], f4 = F->coeffs[4], f5 = F->coeffs[5];
+  mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
+  int c = ck;
+  for (; c >= unit_end; c = v_parent[c]) {
+    const mbt_real* h = H_Ro[c].coeffs;
+    const mbt_real Mck = (h[0] * f0 + h[3] * f3) + (h[1] * f1 + h[4] * f4) + (h[2] * f2 + h[5] * f5);
+    Mrow[c] = Mck;
+    if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
+  }
+  for (; c >= 0; c = v_parent[c]) {
+    const mbt_real Mck = F->coeffs[c - unit_start];
+    Mrow[c] = Mck;
+    if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
+  }
+}
+
 int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   int st = mbt__check_tree_context(tree, ctx, "calc_mass_matrix");
   if (st) return st;
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
-  mbt__calc_joint_sincos(tree, ctx);
   const int nv = tree->nv, nl = tree->num_local_nodes;
   const mbt_local_node* nodes = tree->local_nodes;
-  mbt_transform* X_WM = ctx->scratch_X_WM;
+  const bool pose = !ctx->position_valid;
+  if (pose) mbt__calc_joint_sincos(tree, ctx);
+  const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
-  mbt_spatial_velocity* H_Ro = ctx->scratch_H;
-  const int* v_parent = ctx->v_parent;
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
   const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
   if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
-  X_WM[0] = mbt_transform_identity();
   for (int i = 1; i < nl; ++i) {
-    const mbt_local_node* L = &nodes[i];
-    mbt_vec3 p_WoRo; /* not needed: M is the same about every point */
-    mbt__local_pose_and_H_Ro(tree, ctx, L, &X_WM[L->parent], &X_WM[i], &H_Ro[L->v_start], &p_WoRo);
+    if (pose) mbt__position_kinematics_node(tree, ctx, i);
     mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   }
+  ctx->position_valid = true;
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
     const mbt_vec3 p_RoMo = X_WM[i].p;
     for (int k = 0; k < L->nv; ++k) {
-      const int ck = L->v_start + k;
-      const mbt_vec3 w = H_Ro[ck].w;
-      const mbt_vec3 Kw = mbt_vec3_make(I->K[0] * w.v[0] + I->K[3] * w.v[1] + I->K[4] * w.v[2],
-                                        I->K[3] * w.v[0] + I->K[1] * w.v[1] + I->K[5] * w.v[2],
-                                        I->K[4] * w.v[0] + I->K[5] * w.v[1] + I->K[2] * w.v[2]);
       mbt_spatial_force F;
-      if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
-        F.tau = Kw;
-        F.f = mbt_vec3_cross(w, I->h);
-      } else {
-        const mbt_vec3 v = mbt_vec3_sub(H_Ro[ck].v, mbt_vec3_cross(p_RoMo, w));
-        F.tau = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
-        F.f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
-      }
-      F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_RoMo, F.f));
-      /* The diagonal, then the columns before it in the node and in its ancestors, along λ. */
-      const mbt_real f0 = F.coeffs[0], f1 = F.coeffs[1], f2 = F.coeffs[2];
-      const mbt_real f3 = F.coeffs[3], f4 = F.coeffs[4], f5 = F.coeffs[5];
-      mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
-      for (int c = ck; c >= 0; c = v_parent[c]) {
-        const mbt_real* h = H_Ro[c].coeffs;
-        const mbt_real Mck = (h[0] * f0 + h[3] * f3) + (h[1] * f1 + h[4] * f4) + (h[2] * f2 + h[5] * f5);
-        Mrow[c] = Mck;
-        if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
-      }
+      column_force(L, I, &ctx->pc.H[L->v_start + k], p_RoMo, k, &F);
+      store_row(ctx, nv, direct, L->v_start + k, &F, M);
     }
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
@@ -112,13 +141,12 @@ int mbt_calc_mass_matrix_via_inverse_dynamics(const mbt_tree* tree, mbt_context*
   const int nv = tree->nv;
   if (!M && nv > 0)
     return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix_via_inverse_dynamics: M is NULL");
-  mbt__ensure_position_kinematics(tree, ctx);
   mbt_real* vdot = ctx->scratch_nv[0];
   mbt_real* col = ctx->scratch_nv[1];
   for (int i = 0; i < nv; ++i) vdot[i] = 0;
   for (int j = 0; j < nv; ++j) {
     vdot[j] = 1;
-    mbt__inverse_dynamics(tree, ctx, false, vdot, NULL, NULL, ctx->scratch_A, ctx->scratch_F2, col);
+    mbt__inverse_dynamics_W(tree, ctx, false, vdot, NULL, NULL, col);
     vdot[j] = 0;
     for (int i = 0; i < nv; ++i) M[i * nv + j] = col[i];
   }

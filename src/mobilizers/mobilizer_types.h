@@ -45,21 +45,6 @@ static inline mbt_mat3 mbt__rot_coord_axis(int axis_k, mbt_real s, mbt_real c) {
     default: return mbt__rot_z(s, c);
   }
 }
-/* A·R with R the rotation by θ about sign·ê_k (axis_k = ±(k + 1)), by columns: with (k, i, j)
- * cyclic, R·ê_k = ê_k, R·ê_i = c·ê_i + s'·ê_j, R·ê_j = −s'·ê_i + c·ê_j (s' = sign·s), so
- * (A·R)ₖ = Aₖ, (A·R)ᵢ = c·Aᵢ + s'·Aⱼ, (A·R)ⱼ = c·Aⱼ − s'·Aᵢ: 12 products instead of 27. */
-static inline void mbt__mat3_mul_rot_coord_axis(const mbt_mat3* A, int axis_k, mbt_real s, mbt_real c, mbt_mat3* AR) {
-  if (axis_k < 0) s = -s;
-  const int k = (axis_k < 0 ? -axis_k : axis_k) - 1;
-  const int i = k == 2 ? 0 : k + 1, j = i == 2 ? 0 : i + 1;
-  for (int r = 0; r < 3; ++r) {
-    const mbt_real ai = A->m[r][i], aj = A->m[r][j];
-    AR->m[r][k] = A->m[r][k];
-    AR->m[r][i] = c * ai + s * aj;
-    AR->m[r][j] = c * aj - s * ai;
-  }
-}
-
 /* R(q) of the unit quaternion q/|q| = [w x y z]; identity for the zero quaternion. */
 static inline mbt_mat3 mbt__rot_from_quat(mbt_real w, mbt_real x, mbt_real y, mbt_real z) {
   const mbt_real n2 = w * w + x * x + y * y + z * z;

@@ -37,30 +37,18 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->I_Mo_M);
   free(ctx->joint_locked);
   free(ctx->v_locked);
-  free(ctx->pc.X_WB);
-  free(ctx->pc.X_PB);
-  free(ctx->pc.X_FM);
-  free(ctx->pc.p_PoBo_W);
-  free(ctx->pc.R_WF);
-  free(ctx->pc.H_FM);
-  free(ctx->pc.H_PB_W);
-  free(ctx->pc.M_Bo_W);
-  free(ctx->pc.p_WBcm);
-  free(ctx->vc.V_WB);
-  free(ctx->vc.V_PB_W);
-  free(ctx->vc.V_FM);
+  free(ctx->pc.X_WM);
+  free(ctx->pc.p_WoRo);
+  free(ctx->pc.H);
+  free(ctx->vc.V);
   free(ctx->ac.A_WB);
-  free(ctx->aba.X_WM);
-  free(ctx->aba.p_WoRo);
   free(ctx->aba.I_Ro);
   free(ctx->aba.Ic_trace);
   free(ctx->aba.P);
   free(ctx->aba.flags);
-  free(ctx->aba.S);
   free(ctx->aba.U);
   free(ctx->aba.D_inv);
   free(ctx->aba.D_LLT);
-  free(ctx->aba.V);
   free(ctx->aba.c);
   free(ctx->aba.Z);
   free(ctx->aba.e);
@@ -68,14 +56,10 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->aba.dof_parent);
   free(ctx->aba.node_last_dof);
   free(ctx->aba.M_diag);
-  free(ctx->scratch_A);
   free(ctx->scratch_F);
-  free(ctx->scratch_F2);
-  free(ctx->scratch_I);
   free(ctx->scratch_Ic);
-  free(ctx->scratch_H);
-  free(ctx->scratch_X_WM);
   free(ctx->v_parent);
+  free(ctx->v_unit_end);
   for (int i = 0; i < 4; ++i) free(ctx->scratch_nv[i]);
   free(ctx->scratch_nvnv);
   free(ctx->scratch_local);
@@ -85,7 +69,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx);
 }
 
-/* The state, the parameters and the kinematics caches (per body node). */
+/* The state, the parameters and the kinematics caches (per local node, per velocity). */
 static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool* failed) {
   const size_t nn = (size_t)tree->num_nodes, nq = (size_t)tree->nq, nv = (size_t)tree->nv;
   ctx->q = alloc(nq, sizeof(mbt_real), failed);
@@ -95,41 +79,30 @@ static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool*
   ctx->I_Mo_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_moments), failed);
   ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), failed);
   ctx->v_locked = alloc(nv, sizeof(bool), failed);
-  ctx->pc.X_WB = alloc(nn, sizeof(mbt_transform), failed);
-  ctx->pc.X_PB = alloc(nn, sizeof(mbt_transform), failed);
-  ctx->pc.X_FM = alloc(nn, sizeof(mbt_transform), failed);
-  ctx->pc.p_PoBo_W = alloc(nn, sizeof(mbt_vec3), failed);
-  ctx->pc.R_WF = alloc(nn, sizeof(mbt_mat3), failed);
-  ctx->pc.H_FM = alloc(nv, sizeof(mbt_spatial_velocity), failed);
-  ctx->pc.H_PB_W = alloc(nv, sizeof(mbt_spatial_velocity), failed);
-  ctx->pc.M_Bo_W = alloc(nn, sizeof(mbt_spatial_inertia), failed);
-  ctx->pc.p_WBcm = alloc(nn, sizeof(mbt_vec3), failed);
-  ctx->vc.V_WB = alloc(nn, sizeof(mbt_spatial_velocity), failed);
-  ctx->vc.V_PB_W = alloc(nn, sizeof(mbt_spatial_velocity), failed);
-  ctx->vc.V_FM = alloc(nn, sizeof(mbt_spatial_velocity), failed);
+  const size_t nl = (size_t)tree->num_local_nodes;
+  ctx->pc.X_WM = alloc(nl, sizeof(mbt_transform), failed);
+  ctx->pc.p_WoRo = alloc(nl, sizeof(mbt_vec3), failed);
+  ctx->pc.H = alloc(nv, sizeof(mbt_spatial_velocity), failed);
+  ctx->vc.V = alloc(nl, sizeof(mbt_spatial_velocity), failed);
   ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), failed);
 }
 
 /* The articulated-body algorithm's cache (per local node and per velocity). */
 static void alloc_aba_cache(const mbt_tree* tree, mbt_aba_cache* aba, bool* failed) {
-  const size_t nn = (size_t)tree->num_nodes, nv = (size_t)tree->nv, nl = (size_t)tree->num_local_nodes;
-  aba->X_WM = alloc(nl, sizeof(mbt_transform), failed);
-  aba->p_WoRo = alloc(nl, sizeof(mbt_vec3), failed);
+  const size_t nv = (size_t)tree->nv, nl = (size_t)tree->num_local_nodes;
   aba->I_Ro = alloc(nl, sizeof(mbt_inertia_moments), failed);
   aba->Ic_trace = alloc(nl, sizeof(mbt_real), failed);
   aba->P = alloc(nl, sizeof(mbt_aba_inertia), failed);
   aba->flags = alloc(nl, sizeof(unsigned char), failed);
-  aba->S = alloc(nv, sizeof(mbt_spatial_velocity), failed);
   aba->U = alloc(nv, sizeof(mbt_spatial_force), failed);
   aba->D_inv = alloc(nv, sizeof(mbt_real), failed);
   aba->D_LLT = alloc(6 * nv, sizeof(mbt_real), failed);
-  aba->V = alloc(nl, sizeof(mbt_spatial_velocity), failed);
   aba->c = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
   aba->Z = alloc(nl, sizeof(mbt_spatial_force), failed);
   aba->e = alloc(nv, sizeof(mbt_real), failed);
   aba->A = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
   aba->dof_parent = alloc(nv, sizeof(int), failed);
-  aba->node_last_dof = alloc(nn, sizeof(int), failed);
+  aba->node_last_dof = alloc(nl, sizeof(int), failed);
   aba->M_diag = alloc(nv, sizeof(mbt_real), failed);
 }
 
@@ -137,14 +110,10 @@ static void alloc_aba_cache(const mbt_tree* tree, mbt_aba_cache* aba, bool* fail
 static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) {
   const size_t nn = (size_t)tree->num_nodes, nq = (size_t)tree->nq, nv = (size_t)tree->nv;
   const size_t nl = (size_t)tree->num_local_nodes;
-  ctx->scratch_A = alloc(nn, sizeof(mbt_spatial_acceleration), failed);
   ctx->scratch_F = alloc(nn, sizeof(mbt_spatial_force), failed);
-  ctx->scratch_F2 = alloc(nn, sizeof(mbt_spatial_force), failed);
-  ctx->scratch_I = alloc(nn, sizeof(mbt_spatial_inertia), failed);
-  ctx->scratch_Ic = alloc(nn, sizeof(mbt_inertia_moments), failed);
-  ctx->scratch_H = alloc(nv, sizeof(mbt_spatial_velocity), failed);
-  ctx->scratch_X_WM = alloc(nl, sizeof(mbt_transform), failed);
+  ctx->scratch_Ic = alloc(nl, sizeof(mbt_inertia_moments), failed);
   ctx->v_parent = alloc(nv, sizeof(int), failed);
+  ctx->v_unit_end = alloc(nv, sizeof(int), failed);
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i] = alloc(nv, sizeof(mbt_real), failed);
   ctx->scratch_nvnv = nv <= MBT_DENSE_MAX_NV ? alloc(nv * nv, sizeof(mbt_real), failed) : NULL;
   ctx->scratch_local = alloc(nl, sizeof(mbt_local_scratch), failed);
@@ -154,20 +123,23 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   if (!ctx->forces) *failed = true;
 }
 
-/* Poses start at the identity (the world's stay there). H_FM is constant for every mobilizer
- * type but the universal one (recomputed by the position kinematics). */
-static void init_position_cache(const mbt_tree* tree, mbt_context* ctx) {
-  for (int n = 0; n < tree->num_nodes; ++n) {
-    ctx->pc.X_WB[n] = ctx->pc.X_PB[n] = ctx->pc.X_FM[n] = mbt_transform_identity();
-    ctx->pc.R_WF[n] = mbt_mat3_identity();
-    const mbt_node* node = &tree->nodes[n];
-    if (n > 0 && node->nv > 0) mbt__mob_calc_H_FM(node, ctx->q + node->q_start, &ctx->pc.H_FM[node->v_start]);
-  }
+/* The world's pose, reference point and velocity, which no pass writes. */
+static void init_kinematics_caches(mbt_context* ctx) {
+  ctx->pc.X_WM[0] = mbt_transform_identity();
+  ctx->pc.p_WoRo[0] = mbt_vec3_zero();
+  ctx->vc.V[0].w = ctx->vc.V[0].v = mbt_vec3_zero();
 }
 
-/* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, and
- * the sum of the paths' lengths. */
+/* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, the
+ * sum of the paths' lengths, and the unit columns at the top of each path (v_unit_end). */
 static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
+  for (int i = 1; i < tree->num_local_nodes; ++i) {
+    int root = i;
+    while (tree->local_nodes[root].parent > 0) root = tree->local_nodes[root].parent;
+    const mbt_local_node* R = &tree->local_nodes[root];
+    const int end = R->S_is_identity ? R->v_start + 6 : 0;
+    for (int k = 0; k < tree->local_nodes[i].nv; ++k) ctx->v_unit_end[tree->local_nodes[i].v_start + k] = end;
+  }
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
     int a = node->parent_node;
@@ -205,7 +177,7 @@ mbt_context* mbt_context_create(const mbt_tree* tree) {
     mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "mbt_context_create: out of memory");
     return NULL;
   }
-  init_position_cache(tree, ctx);
+  init_kinematics_caches(ctx);
   init_v_parent(tree, ctx);
   mbt_tree_set_default_context(tree, ctx);
   return ctx;

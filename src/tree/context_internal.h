@@ -25,30 +25,25 @@
  * 4096) and the dense-matrix algorithms return MBT_ERR_SIZE. */
 #define MBT_DENSE_MAX_NV 4096
 
-/* Seed PositionKinematicsCache. */
-
+/* Seed PositionKinematicsCache, VelocityKinematicsCache and AccelerationKinematicsCache on the
+ * local nodes (kinematics.c): welded bodies are merged into their moving ancestor, and every
+ * quantity is expressed in W about the reference point Ro of the node's subtree hanging from the
+ * world (the Mo of that subtree's first node, mbt__local_pose_and_H_Ro), the point about which
+ * the recursions keep their digits wherever the bodies are. The world-frame quantities of a body
+ * (X_WB, V_WB, H_PB_W, M_Bo_W) are derived on demand from its host (mbt_node.host, X_HB). */
 typedef struct {
-  mbt_transform* X_WB;          /* pose of each body in W */
-  mbt_transform* X_PB;          /* pose of each body in its parent (only by the public */
-  mbt_transform* X_FM;          /* across-mobilizer pose            mbt_calc_position_kinematics_cache) */
-  mbt_vec3* p_PoBo_W;           /* from the parent's origin to Bo, in W */
-  mbt_mat3* R_WF;               /* orientation of the inboard frame F in W */
-  mbt_spatial_velocity* H_FM;   /* [nv] columns of H_FM (at Mo, in F); constant ones set at creation */
-  mbt_spatial_velocity* H_PB_W; /* [nv] columns of H_PB_W (at Bo, in W) */
-  mbt_spatial_inertia* M_Bo_W;  /* spatial inertia about Bo, in W */
-  mbt_vec3* p_WBcm;             /* center of mass in W */
+  mbt_transform* X_WM;          /* [local] pose of the node's frame M, position p_RoMo from Ro */
+  mbt_vec3* p_WoRo;             /* [local] the node's reference point Ro, from Wo */
+  mbt_spatial_velocity* H;      /* [nv] the columns of H_WM (the joint's motion subspace) at Ro */
 } mbt_position_cache;
 
-/* Seed VelocityKinematicsCache. */
 typedef struct {
-  mbt_spatial_velocity* V_WB;   /* at Bo, in W */
-  mbt_spatial_velocity* V_PB_W; /* across the inboard mobilizer, at Bo, in W */
-  mbt_spatial_velocity* V_FM;   /* across-mobilizer, at Mo, in F */
+  mbt_spatial_velocity* V;      /* [local] V_WM at Ro: [w_WM; velocity of the point of M at Ro] */
 } mbt_velocity_cache;
 
-/* Seed AccelerationKinematicsCache. */
 typedef struct {
-  mbt_spatial_acceleration* A_WB;  /* at Bo, in W */
+  mbt_spatial_acceleration* A_WB;  /* [num_nodes] at Bo, in W, of the last
+                                      mbt_calc_acceleration_kinematics_cache */
 } mbt_acceleration_cache;
 
 /* Symmetric 3×3 block: xx, yy, zz, xy, xz, yz. */
@@ -57,30 +52,27 @@ typedef struct { mbt_real xx, yy, zz, xy, xz, yz; } mbt_aba_sym3;
  * [tau; f] = [[A, B], [Bᵀ, C]]·[alpha; a], A and C symmetric. */
 typedef struct { mbt_aba_sym3 A; mbt_mat3 B; mbt_aba_sym3 C; } mbt_aba_inertia;
 /* Articulated-body algorithm cache (forward_dynamics.c), on the local nodes, every quantity in W
- * about the reference point Ro of the node's subtree hanging from the world (the Mo of its first
- * node, mbt__local_pose_and_H_Ro); the q-dependent part is reused while q and the locks are
- * unchanged. */
+ * about Ro as the kinematics caches (whose poses X_WM, motion subspaces S = H and velocities V it
+ * reads); the q-dependent part is reused while q and the locks are unchanged. */
 typedef struct {
-  mbt_transform* X_WM;               /* [local] pose of the node's frame M, position p_RoMo from Ro */
-  mbt_vec3* p_WoRo;                  /* [local] the node's reference point Ro, from Wo */
-  mbt_inertia_moments* I_Ro;         /* [local] the node's inertia (I_Mo_M) about Ro, in W */
+  mbt_inertia_moments* I_Ro;         /* [local] the node's inertia (I_Mo_M) about Ro, in W
+                                        (mbt__inertia_at_Ro; valid with ctx->inertia_valid) */
   mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Ro, as a
                                         6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
   mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
   unsigned char* flags;              /* [local] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
-  mbt_spatial_velocity* S;           /* [nv] the joint's motion subspace (H columns) */
   bool factored_with_locks;          /* ctx->any_locked when pass 1 ran */
   mbt_spatial_force* U;              /* [nv] U = P·S columns */
   mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
   mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Sᵀ·P·S, nv×nv at 6·v_start (nv ≥ 2) */
-  mbt_spatial_velocity* V;           /* [local] spatial velocity V_WM */
   mbt_spatial_acceleration* c;       /* [local] velocity-product acceleration Ṡ·q̇ */
   mbt_spatial_force* Z;              /* [local] articulated bias force (Zplus goes straight into
                                         the parent's) */
   mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
-  mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 */
+  mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 (and of the
+                                        world-frame inverse dynamics) */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
-  int* node_last_dof;                /* [node] sparse Cholesky: last unlocked dof at or above */
+  int* node_last_dof;                /* [local] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
 } mbt_aba_cache;
 
@@ -109,22 +101,20 @@ struct mbt_context {
   bool any_locked;
   /* cache validity */
   bool position_valid, velocity_valid, aba_position_valid;
-  bool pose_valid;              /* X_WB, p_PoBo_W, R_WF (position_valid implies it) */
+  bool inertia_valid;           /* aba.I_Ro (q and the inertias unchanged) */
   mbt_position_cache pc;
   mbt_velocity_cache vc;
   mbt_acceleration_cache ac;
   mbt_aba_cache aba;
   /* scratch for the algorithms (nothing is allocated after creation) */
-  mbt_spatial_acceleration* scratch_A;  /* [num_nodes] */
   mbt_spatial_force* scratch_F;         /* [num_nodes] */
-  mbt_spatial_force* scratch_F2;        /* [num_nodes] */
-  mbt_spatial_inertia* scratch_I;       /* [num_nodes] composite inertias */
-  mbt_inertia_moments* scratch_Ic;      /* [num_nodes] composite inertias by moments (CRBA) */
-  mbt_spatial_velocity* scratch_H;      /* [nv] H_PB_W columns taken at Ro (CRBA) */
-  mbt_transform* scratch_X_WM;          /* [num_local_nodes] poses of the local nodes' frames M (CRBA) */
+  mbt_inertia_moments* scratch_Ic;      /* [num_local_nodes] composite inertias by moments (CRBA) */
   int* v_parent;                        /* [nv] λ(k): the velocity before k on the path from k's
                                            node to the world (the previous one of the same node,
                                            else the last of the nearest ancestor with any), −1 */
+  int* v_unit_end;                      /* [nv] one past the columns of a node with S = I
+                                           (tree_internal.h: H = e_0..e_5) at the top of k's path
+                                           λ(k), λ(λ(k)), ...; 0 when there is none */
   bool v_parent_is_chain;               /* λ(k) = k − 1 for every k (an unbranched tree) */
   size_t v_path_sum;                    /* Σ_k the length of k's path λ(k), λ(λ(k)), ...: the
                                            nonzeros below the mass matrix's diagonal */
@@ -147,17 +137,17 @@ int mbt__context_error(const mbt_context* ctx, int status, const char* fmt, ...)
 /* Called by every setter of q or v. */
 static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->position_valid = false;
-  ctx->pose_valid = false;
   ctx->velocity_valid = false;
   ctx->aba_position_valid = false;
+  ctx->inertia_valid = false;
   ctx->sincos_valid = false;
 }
 static inline void mbt__context_invalidate_v(mbt_context* ctx) { ctx->velocity_valid = false; }
-/* Called by every setter of an inertia parameter: the poses stay valid, the inertias in W and the
- * articulated inertias do not. */
+/* Called by every setter of an inertia parameter: the kinematics stay valid, the articulated
+ * inertias do not. */
 static inline void mbt__context_invalidate_inertias(mbt_context* ctx) {
-  ctx->position_valid = false;
   ctx->aba_position_valid = false;
+  ctx->inertia_valid = false;
 }
 
 /* After ctx->M_BBo_B[node] changed (node ≥ 1, a body node): recomputes ctx->I_Mo_M of the local

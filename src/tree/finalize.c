@@ -11,9 +11,9 @@
 
 #include "tree/tree_build.h"
 
-/* The fields of a node that let the kinematics take specialized paths: a unit axis along
+/* The fields of a node that let the kernels take specialized paths: a unit axis along
  * ±x̂, ±ŷ, ±ẑ (exactly, as URDF axes usually are) makes R_FM a plane rotation of two
- * columns; a weld's X_PB is constant; p_MoBo_B is constant. */
+ * columns; p_MoBo_B is constant. */
 static bool mat3_is_identity(const mbt_mat3* R) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
@@ -30,9 +30,6 @@ static void derive_node(mbt_node* n) {
         n->axis_k = mbt_value(a) > 0 ? k + 1 : -(k + 1);
     }
   }
-  n->R_PF_is_identity = mat3_is_identity(&n->X_PF.R);
-  n->X_PB_weld = n->X_MB_is_identity ? n->X_PF : mbt_transform_compose(&n->X_PF, &n->X_MB);
-  n->R_PB_weld_is_identity = mat3_is_identity(&n->X_PB_weld.R);
   /* p_MoBo_M = X_MB.p, so p_MoBo_B = R_MBᵀ·p_MoBo_M. */
   n->p_MoBo_B = n->X_MB_is_identity ? mbt_vec3_zero() : mbt_mat3_tmul_vec(&n->X_MB.R, n->X_MB.p);
 }
@@ -65,7 +62,7 @@ static mbt_mat3 axis_frame(const mbt_node* n) {
 }
 
 /* The local nodes (tree_internal.h): a weld's body joins the local node of its parent (its host)
- * with X_HB = X_HP·X_PB_weld; a moving body starts one with X_HB = X_MB and its inboard frame at
+ * with X_HB = X_HP·X_PF·X_MB (its weld's constant X_PB); a moving body starts one with X_HB = X_MB and its inboard frame at
  * X_AF = X_HP·X_PF in the host of its parent. A revolute or prismatic node's frames F and M are
  * replaced by F̃ = F·P, M̃ = M·P with ẑ along the axis (axis_frame): X_AF̃ = X_AF·P, X_M̃B = Pᵀ·X_MB.
  * Sets every node's host and X_HB; returns the number of local nodes. */
@@ -83,7 +80,8 @@ static int build_local_nodes(mbt_node* nodes, int nb, mbt_local_node* local) {
     } else if (nd->type == MBT_MOBILIZER_WELD) {
       const mbt_node* P = &nodes[nd->parent_node];
       *host = P->host;
-      *X_HB = mbt_transform_compose(&P->X_HB, &nd->X_PB_weld);
+      const mbt_transform X_PB = nd->X_MB_is_identity ? nd->X_PF : mbt_transform_compose(&nd->X_PF, &nd->X_MB);
+      *X_HB = mbt_transform_compose(&P->X_HB, &X_PB);
     } else {
       const mbt_node* P = &nodes[nd->parent_node];
       mbt_local_node* L = &local[num];
@@ -106,6 +104,7 @@ static int build_local_nodes(mbt_node* nodes, int nb, mbt_local_node* local) {
         L->axis_k = 3;
       }
       L->R_AF_is_identity = mat3_is_identity(&L->X_AF.R);
+      L->S_is_identity = L->type == MBT_MOBILIZER_QUATERNION_FLOATING && L->parent == 0 && L->R_AF_is_identity;
       *host = num++;
     }
   }

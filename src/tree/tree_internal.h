@@ -71,8 +71,9 @@ typedef struct {
   } u;
 } mbt_force_element;
 
-/* A body node: everything an algorithm needs about a body and its inboard mobilizer, in
- * body-node order. Node 0 is the world. */
+/* A body node: a body and its inboard mobilizer, in body-node order (node 0 is the world): the
+ * topology, the mobilizer data the per-type kernels read, and the local node that carries the
+ * body. The algorithms walk the local nodes (below), not these. */
 typedef struct {
   int body, parent_node, mobilizer, joint, level;
   mbt_mobilizer_type type;
@@ -83,12 +84,9 @@ typedef struct {
   mbt_transform X_MB;           /* child body B in the outboard frame M (= X_BM⁻¹) */
   bool X_PF_is_identity, X_MB_is_identity;
   int subtree_end;              /* one past the last node of this node's subtree */
-  /* Derived at finalize for the specialized kinematics (zero in node copies made outside
+  /* Derived at finalize for the specialized kernels (zero in node copies made outside
    * finalize, which then take the general paths). */
   int axis_k;                   /* revolute/prismatic/screw axis = sign(axis_k)·ê_{|axis_k|−1}; 0: other */
-  bool R_PF_is_identity;        /* X_PF is a pure translation */
-  bool R_PB_weld_is_identity;   /* weld: X_PB_weld is a pure translation */
-  mbt_transform X_PB_weld;      /* weld: the constant X_PB = X_PF·X_MB */
   mbt_vec3 p_MoBo_B;            /* from Mo to Bo, in B: R_MBᵀ·p_MoBo_M (zero when X_MB = I) */
   /* The local node that carries this body (finalize): its own for a moving body, its moving
    * ancestor's for a welded one (0 for the world and bodies welded to it), and the body's pose
@@ -103,8 +101,9 @@ typedef struct {
  * combine two of them. */
 typedef struct { mbt_real m; mbt_vec3 h; mbt_real K[6]; } mbt_inertia_moments;
 
-/* A node of the local-frame recursions (inverse_dynamics.c, mass_matrix.c): a moving body with
- * every body welded to it (directly or through other welds) merged into it, so welds cost nothing.
+/* A node of the kinematic core that every algorithm walks (algorithms_internal.h): a moving body
+ * with every body welded to it (directly or through other welds) merged into it, so welds cost
+ * nothing.
  * Its quantities are taken about Mo and expressed in M, the outboard frame of its mobilizer;
  * its merged inertia is a context parameter (mbt_context.I_Mo_M, context_internal.h);
  * A is the frame M of its moving ancestor (W for the world). Local node 0 is the world.
@@ -117,6 +116,8 @@ typedef struct {
   int axis_k;                   /* as mbt_node.axis_k */
   int nv, q_start, v_start;
   bool R_AF_is_identity;
+  bool S_is_identity;           /* a quaternion-floating node hanging from the world with R_AF = I:
+                                   R_WF = I, p_RoMo = 0, so its six columns H are the unit vectors */
   mbt_vec3 axis;                /* unit axis in F (= M) for revolute/prismatic/screw */
   mbt_transform X_AF;           /* the inboard frame F in A, constant (welds composed in) */
 } mbt_local_node;
