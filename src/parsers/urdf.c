@@ -14,12 +14,12 @@
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/decimal.h"
 #include "parsers/xml_elements.h"
 #include "tree/names.h"
 
@@ -229,27 +229,6 @@ static int check_name_length(parser* p, const xnode* node, const char* kind, con
 /* ---- numbers ----------------------------------------------------------------------------- */
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* Parses one decimal token [s, e) independently of the C locale's decimal point. */
-static int parse_token(const char* s, const char* e, mbt_real* out) {
-  char buf[512];
-  size_t n = (size_t)(e - s);
-  if (n == 0 || n >= sizeof buf) return -1;
-  memcpy(buf, s, n);
-  buf[n] = '\0';
-  for (size_t i = 0; i < n; ++i)
-    if (buf[i] == 'x' || buf[i] == 'X') return -1; /* no hexadecimal floats */
-  const char* point = localeconv()->decimal_point;
-  if (point && point[0] && point[0] != '.' && point[1] == '\0')
-    for (size_t i = 0; i < n; ++i)
-      if (buf[i] == '.') buf[i] = point[0];
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(buf, &end);
-  if (end != buf + n) return -1;
-  *out = v;
-  return 0;
-}
-
 /* Parses exactly `count` whitespace-separated finite numbers from attribute `name` of
  * `node`. `what` names the element ("origin") for the message. */
 static int parse_reals(parser* p, const xnode* node, const char* text, const char* name, mbt_real* out, int count,
@@ -264,7 +243,7 @@ static int parse_reals(parser* p, const xnode* node, const char* text, const cha
     while (*e && !is_space(*e)) ++e;
     mbt_real v = 0;
     int tok_len = (int)(e - s > 64 ? 64 : e - s);
-    if (parse_token(s, e, &v))
+    if (mbt__decimal_parse(s, e, &v))
       return fail(p, MBT_ERR_PARSE, line, kind, owner, "<%s> attribute '%s': '%.*s' is not a number", what, name,
                   tok_len, s);
     if (!mbt_isfinite(v))

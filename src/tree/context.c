@@ -166,7 +166,8 @@ static void init_position_cache(const mbt_tree* tree, mbt_context* ctx) {
 }
 
 /* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, and
- * the sum of the paths' lengths. */
+ * the sum of the paths' lengths: len(k) = 0 without λ(k), else 1 + len(λ(k)) (λ(k) < k in
+ * body-node order), one pass in O(nv) with the lengths held in scratch_nv[0]. */
 static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
@@ -178,10 +179,14 @@ static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   }
   ctx->v_parent_is_chain = true;
   ctx->v_path_sum = 0;
+  mbt_real* len = ctx->scratch_nv[0];
   for (int k = 0; k < tree->nv; ++k) {
-    if (ctx->v_parent[k] != k - 1) ctx->v_parent_is_chain = false;
-    for (int c = ctx->v_parent[k]; c >= 0; c = ctx->v_parent[c]) ++ctx->v_path_sum;
+    const int p = ctx->v_parent[k];
+    if (p != k - 1) ctx->v_parent_is_chain = false;
+    len[k] = p >= 0 ? 1 + len[p] : 0;
+    ctx->v_path_sum += (size_t)len[k];
   }
+  for (int k = 0; k < tree->nv; ++k) len[k] = 0;
 }
 
 mbt_context* mbt_context_create(const mbt_tree* tree) {
