@@ -30,32 +30,59 @@ typedef struct {
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Appends a mantissa digit: leading zeros are not significant. False past kMaxDigits. */
-static bool add_digit(decimal* d, int* digits, char c) {
-  if (d->w == 0 && c == '0') return true;
-  if (*digits == kMaxDigits) return false;
-  d->w = 10 * d->w + (uint64_t)(c - '0');
-  ++*digits;
-  return true;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits at once in a little-endian 64-bit word [Lemire, fast_float]: whether all
+ * eight bytes are '0'..'9', and their value (pairs, then quadruples, combined by multiplies). */
+static bool eight_digits(uint64_t v) {
+  return ((v & 0xF0F0F0F0F0F0F0F0u) | (((v + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) ==
+         0x3333333333333333u;
+}
+
+static uint64_t eight_digits_value(uint64_t v) {
+  const uint64_t mask = 0x000000FF000000FFu, mul1 = 100 + (1000000ull << 32), mul2 = 1 + (10000ull << 32);
+  v -= 0x3030303030303030u;
+  v = v * 10 + (v >> 8);
+  return (((v & mask) * mul1) + (((v >> 16) & mask) * mul2)) >> 32;
+}
+#endif
+
+/* The digits from p on, into d->w (leading zeros of w are not significant; each digit of a
+ * fraction moves d->e10 down by one). The end of the digits, or NULL past kMaxDigits. */
+static const char* read_digits(const char* p, const char* e, decimal* d, int* digits, bool fraction) {
+  const char* start = p;
+  if (d->w == 0)
+    while (p < e && *p == '0') ++p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v;
+  while (*digits + 8 <= kMaxDigits && e - p >= 8 && (memcpy(&v, p, 8), eight_digits(v))) {
+    d->w = 100000000 * d->w + eight_digits_value(v);
+    *digits += 8;
+    p += 8;
+  }
+#endif
+  for (; p < e && is_digit(*p); ++p) {
+    if (*digits == kMaxDigits) return NULL;
+    d->w = 10 * d->w + (uint64_t)(*p - '0');
+    ++*digits;
+  }
+  if (fraction) d->e10 -= (int)(p - start);
+  return p;
 }
 
 /* [s, e) as [+-]D*[.D*][(e|E)[+-]D+] with at least one mantissa digit and at most kMaxDigits
  * significant ones. False otherwise (the text is then left to strtod). */
 static bool read_decimal(const char* s, const char* e, decimal* d) {
   const char* p = s;
-  int digits = 0, mantissa = 0;
+  int digits = 0;
   d->w = 0;
   d->e10 = 0;
   d->negative = p < e && *p == '-';
   if (p < e && (*p == '+' || *p == '-')) ++p;
-  for (; p < e && is_digit(*p); ++p, ++mantissa)
-    if (!add_digit(d, &digits, *p)) return false;
-  if (p < e && *p == '.')
-    for (++p; p < e && is_digit(*p); ++p, ++mantissa) {
-      if (!add_digit(d, &digits, *p)) return false;
-      --d->e10;
-    }
-  if (mantissa == 0) return false;
+  const char* mantissa = p;
+  if (!(p = read_digits(p, e, d, &digits, false))) return false;
+  const bool point = p < e && *p == '.';
+  if (point && !(p = read_digits(p + 1, e, d, &digits, true))) return false;
+  if (p - mantissa == (point ? 1 : 0)) return false; /* no digit */
   if (p < e && (*p == 'e' || *p == 'E')) {
     ++p;
     const bool negative = p < e && *p == '-';

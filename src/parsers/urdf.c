@@ -22,6 +22,7 @@
 #include "parsers/decimal.h"
 #include "parsers/xml_elements.h"
 #include "tree/names.h"
+#include "tree/tree_build.h"
 
 typedef mbt_xml_element xnode;
 
@@ -41,8 +42,8 @@ typedef struct {
   bool has_inertial;
   int inertia_line;
   mbt_spatial_inertia M_BBo_B;
-  bool nonphysical;          /* loaded only with MBT_URDF_ALLOW_INVALID_INERTIA */
-  char nonphysical_why[256];
+  const char* nonphysical_why; /* kept (keep) if the inertia is non-physical, else NULL: then
+                                 loaded only with MBT_URDF_ALLOW_INVALID_INERTIA */
   int parent_joint;          /* -1: none */
   int child_start, num_children;  /* slice of parser.child_joints */
   int body;                  /* tree body index */
@@ -668,7 +669,8 @@ static int parse_inertial(parser* p, const xnode* node, urdf_link* L) {
   const mbt_mat3 I_B = mbt_mat3_mul_t(&RI, &X_BI.R);
   L->has_inertial = true;
   L->inertia_line = line_of(inertia);
-  L->nonphysical = !inertia_is_physical(m, &I_B, L->nonphysical_why, sizeof L->nonphysical_why);
+  char why[256];
+  if (!inertia_is_physical(m, &I_B, why, sizeof why) && !(L->nonphysical_why = keep(p, why))) return p->status;
   const mbt_vec3 c = X_BI.p;
   L->M_BBo_B.mass = m;
   L->M_BBo_B.p_PScm_E = c;
@@ -1096,6 +1098,19 @@ static int add_joint(parser* p, mbt_tree* tree, urdf_joint* J) {
   return MBT_OK;
 }
 
+/* The tree's arrays and name tables at their final sizes, allocated once: a body per link but
+ * the world, a frame per body, per joint with an origin and two per planar joint (add_joint). */
+static int reserve_tree(parser* p, mbt_tree* tree, bool extra_joint) {
+  const int bodies = p->num_links - (p->world_link >= 0 ? 1 : 0);
+  const int joints = p->num_joints + (extra_joint ? 1 : 0);
+  int frames = bodies;
+  for (int j = 0; j < p->num_joints; ++j) {
+    const urdf_joint* J = &p->joints[j];
+    frames += J->type == J_PLANAR ? 2 : !transform_is_identity(&J->X_PF);
+  }
+  return mbt__tree_reserve_model(tree, bodies, frames, joints, joints) ? no_memory(p) : MBT_OK;
+}
+
 static int build_tree(parser* p, mbt_urdf_result* result) {
   const int root = root_link(p);
   const bool floating = (p->flags & MBT_URDF_FLOATING) != 0;
@@ -1123,6 +1138,12 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     mbt_tree_destroy(tree);
     return no_memory(p);
   }
+  if (reserve_tree(p, tree, extra != NULL)) {
+    free(order);
+    free(stack);
+    mbt_tree_destroy(tree);
+    return p->status;
+  }
   int n = 0, top = 0;
   stack[top++] = root;
   while (top > 0) {
@@ -1142,7 +1163,7 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     }
     const int line = L->has_inertial ? L->inertia_line : L->line;
     int b;
-    if (L->nonphysical) {
+    if (L->nonphysical_why) {
       if (!(p->flags & MBT_URDF_ALLOW_INVALID_INERTIA)) {
         fail(p, MBT_ERR_NONPHYSICAL, line, "link", L->name, "non-physical inertia: %s", L->nonphysical_why);
         break;

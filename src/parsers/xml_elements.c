@@ -2,8 +2,9 @@
  *
  * libxml2 parses and checks the text (well-formedness, entities, depth) and calls back at each
  * start and end tag; the callbacks append a record to the open element's children. Records,
- * names and values live in an arena of large blocks. Everything else (the DTD and its entities)
- * is left to libxml2's own SAX2 handlers, so entity handling and its errors are libxml2's. */
+ * names and values live in an arena of large blocks (tree/arena.h). Everything else (the DTD
+ * and its entities) is left to libxml2's own SAX2 handlers, so entity handling and its errors
+ * are libxml2's. */
 #include "parsers/xml_elements.h"
 
 #include <limits.h>
@@ -17,65 +18,9 @@
 #include <libxml/SAX2.h>
 #include <libxml/tree.h>
 
-/* ---- arena ------------------------------------------------------------------------------- */
-typedef struct arena_block {
-  struct arena_block* next;
-  size_t used, cap;
-  alignas(max_align_t) unsigned char data[];
-} arena_block;
+#include "tree/arena.h"
 
-enum { kBlockBytes = 1 << 18, kChunkBytes = 1 << 16 };
-
-typedef struct {
-  arena_block* block;
-  size_t used;
-} arena_mark;
-
-static void arena_free(arena_block* b) {
-  while (b) {
-    arena_block* next = b->next;
-    free(b);
-    b = next;
-  }
-}
-
-/* Frees what was allocated since the mark. */
-static void arena_rewind(arena_block** head, arena_mark m) {
-  while (*head && *head != m.block) {
-    arena_block* next = (*head)->next;
-    free(*head);
-    *head = next;
-  }
-  if (*head) (*head)->used = m.used;
-}
-
-/* n bytes aligned for any record, NULL if out of memory. */
-static void* arena_alloc(arena_block** head, size_t n) {
-  const size_t a = alignof(max_align_t);
-  n = (n + a - 1) / a * a;
-  arena_block* b = *head;
-  if (!b || b->cap - b->used < n) {
-    const size_t cap = n > kBlockBytes ? n : kBlockBytes;
-    arena_block* nb = malloc(sizeof *nb + cap);
-    if (!nb) return NULL;
-    nb->next = b;
-    nb->used = 0;
-    nb->cap = cap;
-    *head = b = nb;
-  }
-  void* p = b->data + b->used;
-  b->used += n;
-  return p;
-}
-
-static char* arena_string(arena_block** head, const char* s, size_t n) {
-  char* c = arena_alloc(head, n + 1);
-  if (c) {
-    memcpy(c, s, n);
-    c[n] = '\0';
-  }
-  return c;
-}
+enum { kChunkBytes = 1 << 16 }; /* text handed to libxml2 at a time */
 
 /* ---- the document being read -------------------------------------------------------------- */
 typedef struct element {
@@ -84,11 +29,11 @@ typedef struct element {
 } element;
 
 struct mbt_xml_document {
-  arena_block* arena;
-  arena_block* kept;     /* mbt__xml_keep's copies */
+  mbt_arena arena;       /* the element records */
+  mbt_arena kept;        /* mbt__xml_keep's copies */
   mbt_xml_on_child on_child;
   void* user;
-  arena_mark child_mark; /* the arena before the open child of the root */
+  mbt_arena_mark child_mark; /* the arena before the open child of the root */
   int max_depth;
   element* root;
   element** open;        /* the open elements, root first */
@@ -115,12 +60,12 @@ static mbt_xml_document* document_of(void* ctx) {
  * the value when it does not substitute entities; the DOM would replace them when read). */
 static char* attribute_value(mbt_xml_document* d, const xmlChar* value, const xmlChar* end) {
   const size_t n = (size_t)(end - value);
-  if (!memchr(value, '&', n)) return arena_string(&d->arena, (const char*)value, n);
+  if (!memchr(value, '&', n)) return mbt__arena_string(&d->arena, (const char*)value, n);
   if (n > INT_MAX) return NULL;
   xmlNodePtr list = xmlStringLenGetNodeList(d->ctxt->myDoc, value, (int)n);
   xmlChar* text = list ? xmlNodeListGetString(d->ctxt->myDoc, list, 1) : NULL;
   xmlFreeNodeList(list);
-  char* s = arena_string(&d->arena, text ? (const char*)text : "", text ? strlen((const char*)text) : 0);
+  char* s = mbt__arena_string(&d->arena, text ? (const char*)text : "", text ? strlen((const char*)text) : 0);
   xmlFree(text);
   return s;
 }
@@ -129,17 +74,18 @@ static char* attribute_value(mbt_xml_document* d, const xmlChar* value, const xm
  * (attributes: localname, prefix, URI, value, end for each). NULL if out of memory. */
 static element* new_element(mbt_xml_document* d, const xmlChar* localname, int nb_attributes,
                             const xmlChar** attributes) {
-  element* el = arena_alloc(&d->arena, sizeof *el);
-  const char** attrs = nb_attributes > 0 ? arena_alloc(&d->arena, 2 * (size_t)nb_attributes * sizeof(char*)) : NULL;
+  element* el = mbt__arena_alloc(&d->arena, sizeof *el, alignof(element));
+  const size_t attrs_bytes = 2 * (size_t)nb_attributes * sizeof(char*);
+  const char** attrs = nb_attributes > 0 ? mbt__arena_alloc(&d->arena, attrs_bytes, alignof(char*)) : NULL;
   if (!el || (nb_attributes > 0 && !attrs)) return NULL;
   memset(el, 0, sizeof *el);
-  el->e.name = arena_string(&d->arena, (const char*)localname, strlen((const char*)localname));
+  el->e.name = mbt__arena_string(&d->arena, (const char*)localname, strlen((const char*)localname));
   el->e.line = d->ctxt->input && d->ctxt->input->line > 0 ? d->ctxt->input->line : 0;
   int n = 0;
   for (int k = 0; k < nb_attributes; ++k) {
     const xmlChar** a = attributes + 5 * k;
     if (a[1]) continue; /* a namespaced attribute is not a URDF one */
-    attrs[2 * n] = arena_string(&d->arena, (const char*)a[0], strlen((const char*)a[0]));
+    attrs[2 * n] = mbt__arena_string(&d->arena, (const char*)a[0], strlen((const char*)a[0]));
     attrs[2 * n + 1] = attribute_value(d, a[3], a[4]);
     if (!attrs[2 * n] || !attrs[2 * n + 1]) return NULL;
     ++n;
@@ -173,7 +119,7 @@ static void start_element(void* ctx, const xmlChar* localname, const xmlChar* pr
     d->open = open;
     d->cap_open = cap;
   }
-  if (d->depth == 1 && d->on_child) d->child_mark = (arena_mark){d->arena, d->arena->used};
+  if (d->depth == 1 && d->on_child) d->child_mark = mbt__arena_mark(&d->arena);
   element* el = new_element(d, localname, nb_attributes, attributes);
   if (!el) {
     out_of_memory(d);
@@ -200,7 +146,7 @@ static void end_element(void* ctx, const xmlChar* localname, const xmlChar* pref
   --d->depth;
   if (d->depth != 1 || !d->on_child) return;
   d->on_child(d->user, d, &d->root->e, &d->open[1]->e);
-  arena_rewind(&d->arena, d->child_mark);
+  mbt__arena_rewind(&d->arena, d->child_mark);
 }
 
 /* Text, comments and entity references are not kept (URDF has no mixed content). */
@@ -329,7 +275,9 @@ const char* mbt__xml_attribute(const mbt_xml_element* e, const char* name) {
   return NULL;
 }
 
-const char* mbt__xml_keep(mbt_xml_document* doc, const char* s) { return arena_string(&doc->kept, s, strlen(s)); }
+const char* mbt__xml_keep(mbt_xml_document* doc, const char* s) {
+  return mbt__arena_string(&doc->kept, s, strlen(s));
+}
 
 void mbt__xml_free(mbt_xml_document* doc) {
   if (!doc) return;
@@ -337,8 +285,8 @@ void mbt__xml_free(mbt_xml_document* doc) {
     xmlFreeDoc(doc->ctxt->myDoc);
     xmlFreeParserCtxt(doc->ctxt);
   }
-  arena_free(doc->arena);
-  arena_free(doc->kept);
+  mbt__arena_free(&doc->arena);
+  mbt__arena_free(&doc->kept);
   free(doc->open);
   free(doc);
 }
