@@ -63,12 +63,14 @@ static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int 
                      mbt_real pitch, const mbt_real* damping, const mbt_real* lower, const mbt_real* upper) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "joint '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "joint", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "joint", name))) return s;
-  if (mbt__find_joint(tree, name) >= 0)
+  /* A joint's mobilizer takes its name: one lookup finds either. */
+  const int other = mbt__find_mobilizer(tree, name);
+  if (other >= 0 && tree->mobilizers[other].joint >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a joint with this name already exists", what);
-  if (mbt__find_mobilizer(tree, name) >= 0)
+  if (other >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a mobilizer with this name already exists", what);
   if (parent_body < 0 || parent_body >= tree->num_bodies)
     return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "%s: unknown parent body %d (the tree has %d bodies)", what,

@@ -229,6 +229,7 @@ static int check_name_length(parser* p, const xnode* node, const char* kind, con
 
 /* ---- numbers ----------------------------------------------------------------------------- */
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static const char kSpaces[] = " \t\n\r"; /* XML's white space */
 
 /* Parses exactly `count` whitespace-separated finite numbers from attribute `name` of
  * `node`. `what` names the element ("origin") for the message. */
@@ -238,10 +239,9 @@ static int parse_reals(parser* p, const xnode* node, const char* text, const cha
   int found = 0;
   const char* s = text;
   while (*s) {
-    while (is_space(*s)) ++s;
+    s += strspn(s, kSpaces);
     if (!*s) break;
-    const char* e = s;
-    while (*e && !is_space(*e)) ++e;
+    const char* e = s + strcspn(s, kSpaces);
     mbt_real v = 0;
     int tok_len = (int)(e - s > 64 ? 64 : e - s);
     if (mbt__decimal_parse(s, e, &v))

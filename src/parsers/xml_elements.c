@@ -16,6 +16,7 @@
 
 #include <libxml/parser.h>
 #include <libxml/SAX2.h>
+#include <libxml/dict.h>
 #include <libxml/tree.h>
 
 #include "tree/arena.h"
@@ -39,6 +40,7 @@ struct mbt_xml_document {
   element** open;        /* the open elements, root first */
   int depth, cap_open;
   xmlParserCtxtPtr ctxt; /* the document's own parser: entity contents parsed apart are not ours */
+  xmlDictPtr dict;       /* the parser's dictionary (element and attribute names), kept */
   mbt_xml_error* error;  /* MBT_XML_NO_MEMORY as soon as it happens */
   mbt_xml_error first;   /* libxml2's first error, which counts if the text is not well-formed */
 };
@@ -58,9 +60,8 @@ static mbt_xml_document* document_of(void* ctx) {
 
 /* An attribute value [value, end) with its entity references replaced (libxml2 leaves them in
  * the value when it does not substitute entities; the DOM would replace them when read). */
-static char* attribute_value(mbt_xml_document* d, const xmlChar* value, const xmlChar* end) {
+static char* expanded_value(mbt_xml_document* d, const xmlChar* value, const xmlChar* end) {
   const size_t n = (size_t)(end - value);
-  if (!memchr(value, '&', n)) return mbt__arena_string(&d->arena, (const char*)value, n);
   if (n > INT_MAX) return NULL;
   xmlNodePtr list = xmlStringLenGetNodeList(d->ctxt->myDoc, value, (int)n);
   xmlChar* text = list ? xmlNodeListGetString(d->ctxt->myDoc, list, 1) : NULL;
@@ -70,28 +71,48 @@ static char* attribute_value(mbt_xml_document* d, const xmlChar* value, const xm
   return s;
 }
 
+/* An element or attribute name: libxml2's own copy in the parser's dictionary, which the
+ * document keeps as long as itself, else a copy (NULL if out of memory). */
+static const char* name_of(mbt_xml_document* d, const xmlChar* name) {
+  if (d->dict && xmlDictOwns(d->dict, name) == 1) return (const char*)name;
+  return mbt__arena_string(&d->arena, (const char*)name, strlen((const char*)name));
+}
+
 /* A record of the element: its local name, line and attributes without a namespace prefix
- * (attributes: localname, prefix, URI, value, end for each). NULL if out of memory. */
+ * (attributes: localname, prefix, URI, value, end for each), in one piece of the arena with
+ * the values (but those with entity references). NULL if out of memory. */
 static element* new_element(mbt_xml_document* d, const xmlChar* localname, int nb_attributes,
                             const xmlChar** attributes) {
-  element* el = mbt__arena_alloc(&d->arena, sizeof *el, alignof(element));
-  const size_t attrs_bytes = 2 * (size_t)nb_attributes * sizeof(char*);
-  const char** attrs = nb_attributes > 0 ? mbt__arena_alloc(&d->arena, attrs_bytes, alignof(char*)) : NULL;
-  if (!el || (nb_attributes > 0 && !attrs)) return NULL;
+  size_t text_bytes = 0;
+  for (int k = 0; k < nb_attributes; ++k) text_bytes += (size_t)(attributes[5 * k + 4] - attributes[5 * k + 3]) + 1;
+  const size_t attrs_bytes = 2 * (size_t)(nb_attributes > 0 ? nb_attributes : 0) * sizeof(char*);
+  unsigned char* block = mbt__arena_alloc(&d->arena, sizeof(element) + attrs_bytes + text_bytes, alignof(element));
+  if (!block) return NULL;
+  element* el = (element*)(void*)block;
+  const char** attrs = (const char**)(void*)(block + sizeof *el); /* sizeof(element) is a multiple of a pointer's */
+  char* text = (char*)(block + sizeof *el + attrs_bytes);
   memset(el, 0, sizeof *el);
-  el->e.name = mbt__arena_string(&d->arena, (const char*)localname, strlen((const char*)localname));
+  el->e.name = name_of(d, localname);
   el->e.line = d->ctxt->input && d->ctxt->input->line > 0 ? d->ctxt->input->line : 0;
   int n = 0;
   for (int k = 0; k < nb_attributes; ++k) {
     const xmlChar** a = attributes + 5 * k;
     if (a[1]) continue; /* a namespaced attribute is not a URDF one */
-    attrs[2 * n] = mbt__arena_string(&d->arena, (const char*)a[0], strlen((const char*)a[0]));
-    attrs[2 * n + 1] = attribute_value(d, a[3], a[4]);
+    const size_t len = (size_t)(a[4] - a[3]);
+    attrs[2 * n] = name_of(d, a[0]);
+    if (memchr(a[3], '&', len)) {
+      attrs[2 * n + 1] = expanded_value(d, a[3], a[4]);
+    } else {
+      memcpy(text, a[3], len);
+      text[len] = '\0';
+      attrs[2 * n + 1] = text;
+      text += len + 1;
+    }
     if (!attrs[2 * n] || !attrs[2 * n + 1]) return NULL;
     ++n;
   }
   el->e.num_attributes = n;
-  el->e.attributes = attrs;
+  el->e.attributes = n > 0 ? attrs : NULL;
   return el->e.name ? el : NULL;
 }
 
@@ -212,6 +233,7 @@ mbt_xml_document* mbt__xml_begin(const char* source, int max_depth, mbt_xml_on_c
     return NULL;
   }
   d->ctxt = ctxt;
+  if (ctxt->dict && xmlDictReference(ctxt->dict) == 0) d->dict = ctxt->dict;
   d->error = error;
   d->on_child = on_child;
   d->user = user;
@@ -287,6 +309,7 @@ void mbt__xml_free(mbt_xml_document* doc) {
   }
   mbt__arena_free(&doc->arena);
   mbt__arena_free(&doc->kept);
+  xmlDictFree(doc->dict);
   free(doc->open);
   free(doc);
 }

@@ -303,6 +303,7 @@ int mbt_tree_finalize(mbt_tree* tree) {
       tree->bodies[b].is_floating = true;
     }
   free(names);
+  mbt__tree_index_names(tree);
   list_children(tree, a.children);
   const int height = order_depth_first(tree, a.children, a.stack, a.order);
   group_levels(tree, a.order, height, &a);

@@ -44,6 +44,14 @@ char* mbt__tree_name(mbt_tree* tree, const char* name, const char* suffix) {
   return mbt__arena_concat(&tree->arena, name, suffix);
 }
 
+void mbt__describe(char* what, size_t size, const char* kind, const char* name) {
+  const char* parts[4] = {kind, " '", name ? name : "", "'"};
+  size_t n = 0;
+  for (int i = 0; i < 4; ++i)
+    for (const char* c = parts[i]; *c && n + 1 < size; ++c) what[n++] = *c;
+  what[n] = '\0';
+}
+
 /* ---- capacity ----------------------------------------------------------------------------- */
 /* Room for `need` elements: doubling (amortized O(1) per append), or exactly `need` when asked. */
 static int grow_to(void** array, int* cap, int need, size_t elem, bool exact) {
@@ -120,7 +128,6 @@ mbt_tree* mbt_tree_create(void) {
   f->name = world;
   f->body = 0;
   f->parent_frame = 0;
-  f->X_PF = mbt_transform_identity();
   f->X_BF = mbt_transform_identity();
   tree->num_frames = 1;
 
@@ -177,6 +184,15 @@ FIND_BY_NAME(mbt__find_mobilizer, mobilizers, num_mobilizers)
 FIND_BY_NAME(mbt__find_joint, joints, num_joints)
 FIND_BY_NAME(mbt__find_force, forces, num_forces)
 #undef FIND_BY_NAME
+
+void mbt__tree_index_names(mbt_tree* tree) {
+  mbt_tree_index* ix = tree->index;
+  (void)mbt__names_sync(&ix->bodies, tree->bodies, sizeof tree->bodies[0], tree->num_bodies);
+  (void)mbt__names_sync(&ix->frames, tree->frames, sizeof tree->frames[0], tree->num_frames);
+  (void)mbt__names_sync(&ix->mobilizers, tree->mobilizers, sizeof tree->mobilizers[0], tree->num_mobilizers);
+  (void)mbt__names_sync(&ix->joints, tree->joints, sizeof tree->joints[0], tree->num_joints);
+  (void)mbt__names_sync(&ix->forces, tree->forces, sizeof tree->forces[0], tree->num_forces);
+}
 
 int mbt__check_not_finalized(const mbt_tree* tree, const char* what) {
   if (tree->finalized)
@@ -318,13 +334,15 @@ static int check_inertia(const mbt_tree* tree, const char* what, const mbt_spati
 static int add_body(mbt_tree* tree, const char* name, const mbt_spatial_inertia* M_BBo_B, bool full) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "body '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "body", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "body", name))) return s;
   if (!M_BBo_B) return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the spatial inertia is missing", what);
-  if (mbt__find_body(tree, name) >= 0)
+  /* A body's frame takes its name: one lookup finds either. */
+  const int same = mbt__find_frame(tree, name);
+  if (same >= 0 && tree->frames[same].parent_frame == same)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a body with this name already exists", what);
-  if (mbt__find_frame(tree, name) >= 0)
+  if (same >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a frame named '%s' already exists (the body frame takes "
                            "the body's name)", what, name);
   if ((s = check_inertia(tree, what, M_BBo_B, full))) return s;
@@ -347,7 +365,6 @@ static int add_body(mbt_tree* tree, const char* name, const mbt_spatial_inertia*
   f->name = body_name;
   f->body = body;
   f->parent_frame = frame;
-  f->X_PF = mbt_transform_identity();
   f->X_BF = mbt_transform_identity();
   tree->num_bodies++;
   tree->num_frames++;
@@ -425,7 +442,6 @@ int mbt__append_frame(mbt_tree* tree, char* name, int parent_frame, const mbt_tr
   f->name = name;
   f->body = P->body;
   f->parent_frame = parent_frame;
-  f->X_PF = *X_PF;
   f->X_BF = mbt_transform_compose(&P->X_BF, X_PF); /* X_BF = X_BP·X_PF */
   tree->num_frames++;
   return frame;
@@ -434,7 +450,7 @@ int mbt__append_frame(mbt_tree* tree, char* name, int parent_frame, const mbt_tr
 int mbt_tree_add_fixed_offset_frame(mbt_tree* tree, const char* name, int parent_frame, const mbt_transform* X_PF) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "frame '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "frame", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "frame", name)) ||
       (s = check_frame(tree, what, parent_frame, "parent")))
@@ -522,7 +538,7 @@ int mbt_tree_add_mobilizer(mbt_tree* tree, const char* name, mbt_mobilizer_type 
                            int outboard_frame, const mbt_vec3* axis, mbt_real screw_pitch) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "mobilizer '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "mobilizer", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "mobilizer", name))) return s;
   if (mbt__find_mobilizer(tree, name) >= 0)

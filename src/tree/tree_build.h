@@ -21,12 +21,19 @@ int mbt__tree_reserve(mbt_tree* tree, int frames, int mobilizers, int joints, in
  * mobilizers and joints, each array and name table allocated once to that size. */
 int mbt__tree_reserve_model(mbt_tree* tree, int bodies, int frames, int mobilizers, int joints);
 
+/* "kind 'name'" for messages (NULL name: empty), truncated to size − 1 bytes as snprintf would,
+ * without formatting: a builder writes it before knowing whether it fails. */
+void mbt__describe(char* what, size_t size, const char* kind, const char* name);
+
 /* Index of the element with this name, or -1 (no error recorded). */
 int mbt__find_body(const mbt_tree* tree, const char* name);
 int mbt__find_frame(const mbt_tree* tree, const char* name);
 int mbt__find_mobilizer(const mbt_tree* tree, const char* name);
 int mbt__find_joint(const mbt_tree* tree, const char* name);
 int mbt__find_force(const mbt_tree* tree, const char* name);
+/* Indexes every element added since the last lookup (at finalize: a finalized tree's tables are
+ * only read). Out of memory leaves the rest to be scanned. */
+void mbt__tree_index_names(mbt_tree* tree);
 
 /* Checks that the tree can still be modified; `what` names the element ("joint 'elbow'"). */
 int mbt__check_not_finalized(const mbt_tree* tree, const char* what);

@@ -30,9 +30,8 @@ typedef struct {
 typedef struct {
   char* name;
   int body;                     /* the body it is fixed to */
-  int parent_frame;             /* the frame its pose is given in (itself for body frames) */
-  mbt_transform X_PF;           /* pose in parent_frame */
-  mbt_transform X_BF;           /* pose in the body frame (composed when added) */
+  int parent_frame;             /* the frame its pose was given in (itself for body frames) */
+  mbt_transform X_BF;           /* pose in the body frame: X_BP·X_PF, composed when added */
 } mbt_frame;
 
 typedef struct {
