@@ -293,7 +293,7 @@ const mbt_xml_element* mbt__xml_root(const mbt_xml_document* doc) { return doc &
 
 const char* mbt__xml_attribute(const mbt_xml_element* e, const char* name) {
   for (int k = 0; k < e->num_attributes; ++k)
-    if (strcmp(e->attributes[2 * k], name) == 0) return e->attributes[2 * k + 1];
+    if (e->attributes[2 * k][0] == name[0] && strcmp(e->attributes[2 * k], name) == 0) return e->attributes[2 * k + 1];
   return NULL;
 }
 

@@ -27,7 +27,7 @@ static void place(mbt_name_slot* slots, int cap, unsigned h, int index) {
 
 int mbt__names_reserve(mbt_name_table* table, int count) {
   int cap = table->cap > 0 ? table->cap : 16;
-  while (cap / 2 < count) {
+  while (cap / 4 * 3 < count) {
     if (cap > INT_MAX / 4) return MBT_ERR_NO_MEMORY;
     cap *= 2;
   }

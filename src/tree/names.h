@@ -3,7 +3,7 @@
  * A table indexes an append-only array whose records start with their name (`char* name`
  * or `const char* name` as the first field): it is told the array, the record size and the
  * count, and catches up with records appended since the last call. Open addressing with
- * linear probing on 32-bit FNV-1a hashes, at most half full, so a lookup costs O(1) on
+ * linear probing on 32-bit FNV-1a hashes, at most three quarters full, so a lookup costs O(1) on
  * average and loading n names costs O(n). A slot holds the hash beside the index, so a probe
  * reads one cache line and compares a string only when the hashes agree. */
 #ifndef MBT_TREE_NAMES_H
