@@ -11,13 +11,15 @@ struct mbt_arena_block {
   alignas(max_align_t) unsigned char data[];
 };
 
-enum { kBlockBytes = 1 << 16 };
+/* Blocks start small (a tree of a few bodies needs little) and double up to kMaxBlockBytes. */
+enum { kFirstBlockBytes = 1 << 10, kMaxBlockBytes = 1 << 16 };
 
 void* mbt__arena_alloc(mbt_arena* arena, size_t n, size_t align) {
   mbt_arena_block* b = arena->head;
   size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
   if (!b || at > b->cap || b->cap - at < n) {
-    const size_t cap = n > kBlockBytes ? n : kBlockBytes;
+    size_t cap = b ? (b->cap < kMaxBlockBytes / 2 ? 2 * b->cap : kMaxBlockBytes) : kFirstBlockBytes;
+    if (cap < n) cap = n;
     mbt_arena_block* nb = malloc(sizeof *nb + cap);
     if (!nb) return NULL;
     nb->next = b;
