@@ -48,7 +48,7 @@ static uint64_t eight_digits_value(uint64_t v) {
 
 /* The digits from p on, into d->w (leading zeros of w are not significant; each digit of a
  * fraction moves d->e10 down by one). The end of the digits, or NULL past kMaxDigits. */
-static const char* read_digits(const char* p, const char* e, decimal* d, int* digits, bool fraction) {
+static inline const char* read_digits(const char* p, const char* e, decimal* d, int* digits, bool fraction) {
   const char* start = p;
   if (d->w == 0)
     while (p < e && *p == '0') ++p;
@@ -108,15 +108,23 @@ static int bit_length(u128 x) {
 }
 
 /* (q + δ)·2^exp2 rounded to the nearest double, ties to even, where 0 ≤ δ < 1 and δ > 0 iff
- * `inexact` (q has more than 53 bits whenever inexact). The result is a normal double. */
+ * `inexact` (q has more than 53 bits whenever inexact; exp2 ≥ 0 when it has at most 53). The
+ * result is a normal double, written as its bits: biased exponent e + 1075 for m·2^e with
+ * 2^52 ≤ m < 2^53. */
 static double round_to_double(u128 q, bool inexact, int exp2) {
   const int b = bit_length(q);
-  if (b <= 53) return ldexp((double)(uint64_t)q, exp2);
+  if (b <= 53) /* exact: q and 2^exp2 are doubles */
+    return exp2 >= 0 && exp2 < 64 ? (double)(uint64_t)q * (double)((uint64_t)1 << exp2) : ldexp((double)(uint64_t)q, exp2);
   const int shift = b - 53;
   uint64_t m = (uint64_t)(q >> shift);
+  int e = exp2 + shift;
   const u128 rest = q & (((u128)1 << shift) - 1), half = (u128)1 << (shift - 1);
-  if (rest > half || (rest == half && (inexact || (m & 1)))) ++m; /* m = 2^53 is still exact */
-  return ldexp((double)m, exp2 + shift);
+  if (rest > half || (rest == half && (inexact || (m & 1)))) ++m;
+  if (m == (uint64_t)1 << 53) m >>= 1, ++e;
+  const uint64_t bits = ((uint64_t)(e + 1075) << 52) | (m & (((uint64_t)1 << 52) - 1));
+  double x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
 }
 
 /* 5^k for k ≤ 27 (all below 2^63). */
