@@ -20,10 +20,13 @@ void* mbt__arena_alloc(mbt_arena* arena, size_t n, size_t align) {
   if (!b || at > b->cap || b->cap - at < n) {
     size_t cap = b ? (b->cap < kMaxBlockBytes / 2 ? 2 * b->cap : kMaxBlockBytes) : kFirstBlockBytes;
     if (cap < n) cap = n;
-    mbt_arena_block* nb = malloc(sizeof *nb + cap);
+    mbt_arena_block* nb = arena->spare && arena->spare->cap >= n ? arena->spare : malloc(sizeof *nb + cap);
     if (!nb) return NULL;
+    if (nb == arena->spare)
+      arena->spare = NULL;
+    else
+      nb->cap = cap;
     nb->next = b;
-    nb->cap = cap;
     arena->head = b = nb;
     at = 0;
   }
@@ -56,11 +59,20 @@ mbt_arena_mark mbt__arena_mark(const mbt_arena* arena) {
 
 void mbt__arena_rewind(mbt_arena* arena, mbt_arena_mark mark) {
   while (arena->head && arena->head != mark.block) {
-    mbt_arena_block* next = arena->head->next;
-    free(arena->head);
-    arena->head = next;
+    mbt_arena_block* b = arena->head;
+    arena->head = b->next;
+    if (!arena->spare || b->cap > arena->spare->cap) {
+      free(arena->spare);
+      arena->spare = b;
+    } else {
+      free(b);
+    }
   }
   if (arena->head) arena->head->used = mark.used;
 }
 
-void mbt__arena_free(mbt_arena* arena) { mbt__arena_rewind(arena, (mbt_arena_mark){NULL, 0}); }
+void mbt__arena_free(mbt_arena* arena) {
+  mbt__arena_rewind(arena, (mbt_arena_mark){NULL, 0});
+  free(arena->spare);
+  arena->spare = NULL;
+}

@@ -12,7 +12,8 @@
 typedef struct mbt_arena_block mbt_arena_block;
 
 typedef struct {
-  mbt_arena_block* head; /* the newest block; NULL when empty */
+  mbt_arena_block* head;  /* the newest block; NULL when empty */
+  mbt_arena_block* spare; /* the largest block a rewind freed, kept for the next one needed */
 } mbt_arena;
 
 typedef struct {
@@ -27,7 +28,8 @@ char* mbt__arena_string(mbt_arena* arena, const char* s, size_t n);
 /* A copy of the string prefix followed by the string suffix (NULL for none), NULL if out of memory. */
 char* mbt__arena_concat(mbt_arena* arena, const char* prefix, const char* suffix);
 mbt_arena_mark mbt__arena_mark(const mbt_arena* arena);
-/* Frees what was allocated since the mark. */
+/* Frees what was allocated since the mark (keeping one block for reuse: rewinding to the same
+ * mark again and again, as a reader of one record at a time does, costs no malloc). */
 void mbt__arena_rewind(mbt_arena* arena, mbt_arena_mark mark);
 void mbt__arena_free(mbt_arena* arena);
 
