@@ -104,7 +104,7 @@ typedef struct {
   char** package_dirs;
   int num_packages;
   char* model_dir;           /* "" for the current folder */
-  mbt_name_table link_names, joint_names;  /* name -> index (names.h) */
+  mbt_name_table link_names, joint_names, material_names;  /* name -> index (names.h) */
   mbt_xml_document* doc;     /* the text being read: the strings kept (keep) last as long */
   int num_elements;          /* children of <robot> so far */
 } parser;
@@ -336,10 +336,9 @@ static int parse_material_content(parser* p, const xnode* node, urdf_material* m
   return MBT_OK;
 }
 
-static int find_material(const parser* p, const char* name) {
-  for (int i = 0; i < p->num_materials; ++i)
-    if (strcmp(p->materials[i].name, name) == 0) return i;
-  return -1;
+static int find_material(parser* p, const char* name) {
+  (void)mbt__names_sync(&p->material_names, p->materials, sizeof p->materials[0], p->num_materials);
+  return mbt__names_find(&p->material_names, p->materials, sizeof p->materials[0], p->num_materials, name);
 }
 
 /* A <material name> element of <robot>. */
@@ -1246,6 +1245,7 @@ static void parser_free(parser* p) {
   free(p->model_dir);
   mbt__names_free(&p->link_names);
   mbt__names_free(&p->joint_names);
+  mbt__names_free(&p->material_names);
 }
 
 static bool all_space(const char* s, size_t n) {
