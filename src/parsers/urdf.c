@@ -37,7 +37,7 @@ typedef enum { J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC, J_FIXED, J_FLOATING, J_PLA
 static const char* const kJointTypeNames[] = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
 
 typedef struct {
-  const char* name;          /* in the element records (xml_elements.h) */
+  const char* name;          /* kept with the document (mbt__xml_keep) */
   int line;
   bool has_inertial;
   int inertia_line;
