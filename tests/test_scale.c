@@ -1,8 +1,9 @@
-/* test_scale.c: models of 100,000 bodies (urdf.h, tree.h, context.h, dynamics.h and the mbt
- * command): a serial chain and a complete binary tree are written as URDF files, loaded,
- * finalized, given a context; inverse dynamics of forward dynamics returns the applied
- * torques, and `mbt info` prints every body. Nothing may recurse once per level (the chain is
- * 100,000 levels deep) or cost O(n²) (the suite would not finish). */
+/* test_scale.c: models of 100,000 bodies (urdf.h, tree.h, geometry.h, context.h, dynamics.h and
+ * the mbt command): a serial chain and a complete binary tree, each link with a visual and a
+ * collision shape, are written as URDF files, loaded, finalized, given a context; inverse
+ * dynamics of forward dynamics returns the applied torques, and `mbt info` prints every body.
+ * Nothing may recurse once per level (the chain is 100,000 levels deep) or cost O(n²) (the
+ * suite would not finish). */
 #include "support/test_util.h"
 
 #include <float.h>
@@ -23,7 +24,9 @@ static void write_model(const char* path, int n, bool binary) {
     snprintf(pname, sizeof pname, parent < 0 ? "world" : "l%d", parent);
     fprintf(f,
             "<link name=\"l%d\"><inertial><origin xyz=\"0 0 0.05\"/><mass value=\"%g\"/>"
-            "<inertia ixx=\"0.01\" iyy=\"0.012\" izz=\"0.008\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+            "<inertia ixx=\"0.01\" iyy=\"0.012\" izz=\"0.008\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>"
+            "<visual><geometry><sphere radius=\"0.02\"/></geometry></visual>"
+            "<collision name=\"hull\"><geometry><box size=\"0.04 0.04 0.1\"/></geometry></collision></link>\n"
             "<joint name=\"j%d\" type=\"revolute\"><parent link=\"%s\"/><child link=\"l%d\"/>"
             "<origin xyz=\"0 0 0.1\" rpy=\"0.6283185307179586 0 0\"/><axis xyz=\"%s\"/></joint>\n",
             i, 0.5 + 0.001 * (i % 1000), i, pname, i, axes[i % 3]);
@@ -46,6 +49,13 @@ static void check_dynamics(const char* path, int n, int height) {
   const int b = mbt_tree_body_by_name(tree, last);
   assert_true(b > 0);
   assert_string_equal(mbt_tree_body_name(tree, b), last);
+  /* One visual and one collision shape per link, found by body and name. */
+  assert_int_equal(mbt_tree_num_geometries(tree, MBT_ROLE_VISUAL), n);
+  assert_int_equal(mbt_tree_num_geometries(tree, MBT_ROLE_COLLISION), n);
+  assert_int_equal(mbt_tree_body_num_geometries(tree, b, MBT_ROLE_COLLISION), 1);
+  const int g = mbt_tree_geometry_by_name(tree, b, MBT_ROLE_COLLISION, "hull");
+  assert_true(g >= 0);
+  assert_int_equal(mbt_tree_geometry(tree, MBT_ROLE_COLLISION, g)->body, b);
   mbt_context* ctx = mbt_context_create(tree);
   assert_non_null(ctx);
   mbt_real* x = malloc(sizeof(mbt_real) * 2 * (size_t)n);

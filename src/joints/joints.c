@@ -6,6 +6,7 @@
  * fixed frame "<joint>_parent" ("<joint>_child") on P (B); otherwise it is the body frame. */
 #include <float.h>
 #include <math.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,6 @@ static bool has_axis(mbt_joint_type type) {
 }
 
 /* ---- adding joints ------------------------------------------------------------------------ */
-/* Appends a copy of prefix + suffix, or NULL if out of memory. */
-static char* concat(const char* prefix, const char* suffix) {
-  size_t a = strlen(prefix), b = strlen(suffix);
-  char* s = malloc(a + b + 1);
-  if (!s) return NULL;
-  memcpy(s, prefix, a);
-  memcpy(s + a, suffix, b + 1);
-  return s;
-}
-
 static int check_values(const mbt_tree* tree, const char* what, const char* quantity, const mbt_real* x, int n,
                         bool nonnegative) {
   for (int k = 0; k < n; ++k) {
@@ -67,23 +58,19 @@ static int check_limits(const mbt_tree* tree, const char* what, const char* quan
   return MBT_OK;
 }
 
-/* The zero configuration of a joint's positions (identity quaternion for floating). */
-static void zero_configuration(mbt_joint_type type, mbt_real* q) {
-  for (int k = 0; k < MBT_JOINT_MAX_NQ; ++k) q[k] = 0;
-  if (type == MBT_JOINT_QUATERNION_FLOATING) q[0] = 1;
-}
-
 static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int parent_body,
                      const mbt_transform* X_PF, int child_body, const mbt_transform* X_BM, const mbt_vec3* axis,
                      mbt_real pitch, const mbt_real* damping, const mbt_real* lower, const mbt_real* upper) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "joint '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "joint", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "joint", name))) return s;
-  if (mbt__find_joint(tree, name) >= 0)
+  /* A joint's mobilizer takes its name: one lookup finds either. */
+  const int other = mbt__find_mobilizer(tree, name);
+  if (other >= 0 && tree->mobilizers[other].joint >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a joint with this name already exists", what);
-  if (mbt__find_mobilizer(tree, name) >= 0)
+  if (other >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a mobilizer with this name already exists", what);
   if (parent_body < 0 || parent_body >= tree->num_bodies)
     return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "%s: unknown parent body %d (the tree has %d bodies)", what,
@@ -103,25 +90,25 @@ static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int 
   if (damping && (s = check_values(tree, what, "damping", damping, nv, true))) return s;
   if (lower && (s = check_limits(tree, what, "position", lower, upper, nq))) return s;
 
-  char* joint_name = mbt__strdup(name);
-  char* mob_name = mbt__strdup(name);
-  char* parent_name = X_PF ? concat(name, "_parent") : NULL;
-  char* child_name = X_BM ? concat(name, "_child") : NULL;
-  bool oom = !joint_name || !mob_name || (X_PF && !parent_name) || (X_BM && !child_name);
+  const mbt_arena_mark mark = mbt__arena_mark(&tree->arena);
+  char* joint_name = mbt__tree_name(tree, name, NULL); /* the joint's and its mobilizer's */
+  char* parent_name = X_PF ? mbt__tree_name(tree, name, "_parent") : NULL;
+  char* child_name = X_BM ? mbt__tree_name(tree, name, "_child") : NULL;
+  /* pos_lower, pos_upper, default_q [nq]; vel_lower, vel_upper, acc_lower, acc_upper,
+   * default_damping [nv] */
+  mbt_real* values = mbt__arena_alloc(&tree->arena, (size_t)(3 * nq + 5 * nv) * sizeof *values, alignof(mbt_real));
+  bool oom = !joint_name || (X_PF && !parent_name) || (X_BM && !child_name) || !values;
   if (!oom) {
     if (parent_name && mbt__find_frame(tree, parent_name) >= 0)
       s = mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: frame '%s' already exists", what, parent_name);
     else if (child_name && mbt__find_frame(tree, child_name) >= 0)
       s = mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: frame '%s' already exists", what, child_name);
-    else if (mbt__tree_reserve(tree, 2, 1, 1, 0))
+    else if (mbt__tree_reserve(tree, (X_PF != NULL) + (X_BM != NULL), 1, 1, 0))
       oom = true;
   }
   if (oom) s = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
   if (s) {
-    free(joint_name);
-    free(mob_name);
-    free(parent_name);
-    free(child_name);
+    mbt__arena_rewind(&tree->arena, mark);
     return s;
   }
 
@@ -130,7 +117,7 @@ static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int 
   int M = X_BM ? mbt__append_frame(tree, child_name, tree->bodies[child_body].body_frame, X_BM)
                : tree->bodies[child_body].body_frame;
   const int j = tree->num_joints;
-  const int m = mbt__append_mobilizer(tree, mob_name, mtype, F, M, unit, pitch, j);
+  const int m = mbt__append_mobilizer(tree, joint_name, mtype, F, M, unit, pitch, j);
   mbt_joint* J = &tree->joints[j];
   memset(J, 0, sizeof *J);
   J->name = joint_name;
@@ -142,16 +129,24 @@ static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int 
   J->mobilizer = m;
   J->nq = nq;
   J->nv = nv;
-  for (int k = 0; k < MBT_JOINT_MAX_NQ; ++k) {
-    J->pos_lower[k] = lower && k < nq ? lower[k] : -INFINITY;
-    J->pos_upper[k] = upper && k < nq ? upper[k] : INFINITY;
+  J->pos_lower = values;
+  J->pos_upper = J->pos_lower + nq;
+  J->default_q = J->pos_upper + nq;
+  J->vel_lower = J->default_q + nq;
+  J->vel_upper = J->vel_lower + nv;
+  J->acc_lower = J->vel_upper + nv;
+  J->acc_upper = J->acc_lower + nv;
+  J->default_damping = J->acc_upper + nv;
+  for (int k = 0; k < nq; ++k) {
+    J->pos_lower[k] = lower ? lower[k] : -INFINITY;
+    J->pos_upper[k] = upper ? upper[k] : INFINITY;
+    J->default_q[k] = type == MBT_JOINT_QUATERNION_FLOATING && k == 0 ? 1 : 0; /* the zero configuration */
   }
-  for (int k = 0; k < MBT_JOINT_MAX_NV; ++k) {
+  for (int k = 0; k < nv; ++k) {
     J->vel_lower[k] = J->acc_lower[k] = -INFINITY;
     J->vel_upper[k] = J->acc_upper[k] = INFINITY;
-    J->default_damping[k] = damping && k < nv ? damping[k] : 0;
+    J->default_damping[k] = damping ? damping[k] : 0;
   }
-  zero_configuration(type, J->default_q);
   tree->num_joints++;
   return j;
 }
@@ -491,7 +486,7 @@ int mbt_joint_set_default_pose(mbt_tree* tree, int joint, const mbt_transform* X
   snprintf(what, sizeof what, "joint '%s'", J->name);
   if ((s = mbt__check_transform(tree, what, "X_FM", X_FM))) return s;
   mbt_real q[MBT_JOINT_MAX_NQ];
-  for (int k = 0; k < MBT_JOINT_MAX_NQ; ++k) q[k] = J->default_q[k];
+  for (int k = 0; k < J->nq; ++k) q[k] = J->default_q[k];
   positions_from_pose(tree, J, X_FM, q);
   for (int k = 0; k < J->nq; ++k) J->default_q[k] = q[k];
   return MBT_OK;

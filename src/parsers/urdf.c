@@ -14,14 +14,15 @@
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/decimal.h"
 #include "parsers/xml_elements.h"
 #include "tree/names.h"
+#include "tree/tree_build.h"
 
 typedef mbt_xml_element xnode;
 
@@ -36,13 +37,13 @@ typedef enum { J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC, J_FIXED, J_FLOATING, J_PLA
 static const char* const kJointTypeNames[] = {"revolute", "continuous", "prismatic", "fixed", "floating", "planar"};
 
 typedef struct {
-  const char* name;          /* in the element records (xml_elements.h) */
+  const char* name;          /* kept with the document (mbt__xml_keep) */
   int line;
   bool has_inertial;
   int inertia_line;
   mbt_spatial_inertia M_BBo_B;
-  bool nonphysical;          /* loaded only with MBT_URDF_ALLOW_INVALID_INERTIA */
-  char nonphysical_why[256];
+  const char* nonphysical_why; /* kept (keep) if the inertia is non-physical, else NULL: then
+                                 loaded only with MBT_URDF_ALLOW_INVALID_INERTIA */
   int parent_joint;          /* -1: none */
   int child_start, num_children;  /* slice of parser.child_joints */
   int body;                  /* tree body index */
@@ -103,7 +104,7 @@ typedef struct {
   char** package_dirs;
   int num_packages;
   char* model_dir;           /* "" for the current folder */
-  mbt_name_table link_names, joint_names;  /* name -> index (names.h) */
+  mbt_name_table link_names, joint_names, material_names;  /* name -> index (names.h) */
   mbt_xml_document* doc;     /* the text being read: the strings kept (keep) last as long */
   int num_elements;          /* children of <robot> so far */
 } parser;
@@ -228,27 +229,7 @@ static int check_name_length(parser* p, const xnode* node, const char* kind, con
 
 /* ---- numbers ----------------------------------------------------------------------------- */
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-/* Parses one decimal token [s, e) independently of the C locale's decimal point. */
-static int parse_token(const char* s, const char* e, mbt_real* out) {
-  char buf[512];
-  size_t n = (size_t)(e - s);
-  if (n == 0 || n >= sizeof buf) return -1;
-  memcpy(buf, s, n);
-  buf[n] = '\0';
-  for (size_t i = 0; i < n; ++i)
-    if (buf[i] == 'x' || buf[i] == 'X') return -1; /* no hexadecimal floats */
-  const char* point = localeconv()->decimal_point;
-  if (point && point[0] && point[0] != '.' && point[1] == '\0')
-    for (size_t i = 0; i < n; ++i)
-      if (buf[i] == '.') buf[i] = point[0];
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(buf, &end);
-  if (end != buf + n) return -1;
-  *out = v;
-  return 0;
-}
+static const char kSpaces[] = " \t\n\r"; /* XML's white space */
 
 /* Parses exactly `count` whitespace-separated finite numbers from attribute `name` of
  * `node`. `what` names the element ("origin") for the message. */
@@ -258,13 +239,12 @@ static int parse_reals(parser* p, const xnode* node, const char* text, const cha
   int found = 0;
   const char* s = text;
   while (*s) {
-    while (is_space(*s)) ++s;
+    s += strspn(s, kSpaces);
     if (!*s) break;
-    const char* e = s;
-    while (*e && !is_space(*e)) ++e;
+    const char* e = s + strcspn(s, kSpaces);
     mbt_real v = 0;
     int tok_len = (int)(e - s > 64 ? 64 : e - s);
-    if (parse_token(s, e, &v))
+    if (mbt__decimal_parse(s, e, &v))
       return fail(p, MBT_ERR_PARSE, line, kind, owner, "<%s> attribute '%s': '%.*s' is not a number", what, name,
                   tok_len, s);
     if (!mbt_isfinite(v))
@@ -356,10 +336,9 @@ static int parse_material_content(parser* p, const xnode* node, urdf_material* m
   return MBT_OK;
 }
 
-static int find_material(const parser* p, const char* name) {
-  for (int i = 0; i < p->num_materials; ++i)
-    if (strcmp(p->materials[i].name, name) == 0) return i;
-  return -1;
+static int find_material(parser* p, const char* name) {
+  (void)mbt__names_sync(&p->material_names, p->materials, sizeof p->materials[0], p->num_materials);
+  return mbt__names_find(&p->material_names, p->materials, sizeof p->materials[0], p->num_materials, name);
 }
 
 /* A <material name> element of <robot>. */
@@ -689,7 +668,8 @@ static int parse_inertial(parser* p, const xnode* node, urdf_link* L) {
   const mbt_mat3 I_B = mbt_mat3_mul_t(&RI, &X_BI.R);
   L->has_inertial = true;
   L->inertia_line = line_of(inertia);
-  L->nonphysical = !inertia_is_physical(m, &I_B, L->nonphysical_why, sizeof L->nonphysical_why);
+  char why[256];
+  if (!inertia_is_physical(m, &I_B, why, sizeof why) && !(L->nonphysical_why = keep(p, why))) return p->status;
   const mbt_vec3 c = X_BI.p;
   L->M_BBo_B.mass = m;
   L->M_BBo_B.p_PScm_E = c;
@@ -1117,6 +1097,19 @@ static int add_joint(parser* p, mbt_tree* tree, urdf_joint* J) {
   return MBT_OK;
 }
 
+/* The tree's arrays and name tables at their final sizes, allocated once: a body per link but
+ * the world, a frame per body, per joint with an origin and two per planar joint (add_joint). */
+static int reserve_tree(parser* p, mbt_tree* tree, bool extra_joint) {
+  const int bodies = p->num_links - (p->world_link >= 0 ? 1 : 0);
+  const int joints = p->num_joints + (extra_joint ? 1 : 0);
+  int frames = bodies;
+  for (int j = 0; j < p->num_joints; ++j) {
+    const urdf_joint* J = &p->joints[j];
+    frames += J->type == J_PLANAR ? 2 : !transform_is_identity(&J->X_PF);
+  }
+  return mbt__tree_reserve_model(tree, bodies, frames, joints, joints) ? no_memory(p) : MBT_OK;
+}
+
 static int build_tree(parser* p, mbt_urdf_result* result) {
   const int root = root_link(p);
   const bool floating = (p->flags & MBT_URDF_FLOATING) != 0;
@@ -1144,6 +1137,12 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     mbt_tree_destroy(tree);
     return no_memory(p);
   }
+  if (reserve_tree(p, tree, extra != NULL)) {
+    free(order);
+    free(stack);
+    mbt_tree_destroy(tree);
+    return p->status;
+  }
   int n = 0, top = 0;
   stack[top++] = root;
   while (top > 0) {
@@ -1163,7 +1162,7 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     }
     const int line = L->has_inertial ? L->inertia_line : L->line;
     int b;
-    if (L->nonphysical) {
+    if (L->nonphysical_why) {
       if (!(p->flags & MBT_URDF_ALLOW_INVALID_INERTIA)) {
         fail(p, MBT_ERR_NONPHYSICAL, line, "link", L->name, "non-physical inertia: %s", L->nonphysical_why);
         break;
@@ -1246,6 +1245,7 @@ static void parser_free(parser* p) {
   free(p->model_dir);
   mbt__names_free(&p->link_names);
   mbt__names_free(&p->joint_names);
+  mbt__names_free(&p->material_names);
 }
 
 static bool all_space(const char* s, size_t n) {

@@ -2,8 +2,9 @@
  *
  * libxml2 parses and checks the text (well-formedness, entities, depth) and calls back at each
  * start and end tag; the callbacks append a record to the open element's children. Records,
- * names and values live in an arena of large blocks. Everything else (the DTD and its entities)
- * is left to libxml2's own SAX2 handlers, so entity handling and its errors are libxml2's. */
+ * names and values live in an arena of large blocks (tree/arena.h). Everything else (the DTD
+ * and its entities) is left to libxml2's own SAX2 handlers, so entity handling and its errors
+ * are libxml2's. */
 #include "parsers/xml_elements.h"
 
 #include <limits.h>
@@ -15,67 +16,12 @@
 
 #include <libxml/parser.h>
 #include <libxml/SAX2.h>
+#include <libxml/dict.h>
 #include <libxml/tree.h>
 
-/* ---- arena ------------------------------------------------------------------------------- */
-typedef struct arena_block {
-  struct arena_block* next;
-  size_t used, cap;
-  alignas(max_align_t) unsigned char data[];
-} arena_block;
+#include "tree/arena.h"
 
-enum { kBlockBytes = 1 << 18, kChunkBytes = 1 << 16 };
-
-typedef struct {
-  arena_block* block;
-  size_t used;
-} arena_mark;
-
-static void arena_free(arena_block* b) {
-  while (b) {
-    arena_block* next = b->next;
-    free(b);
-    b = next;
-  }
-}
-
-/* Frees what was allocated since the mark. */
-static void arena_rewind(arena_block** head, arena_mark m) {
-  while (*head && *head != m.block) {
-    arena_block* next = (*head)->next;
-    free(*head);
-    *head = next;
-  }
-  if (*head) (*head)->used = m.used;
-}
-
-/* n bytes aligned for any record, NULL if out of memory. */
-static void* arena_alloc(arena_block** head, size_t n) {
-  const size_t a = alignof(max_align_t);
-  n = (n + a - 1) / a * a;
-  arena_block* b = *head;
-  if (!b || b->cap - b->used < n) {
-    const size_t cap = n > kBlockBytes ? n : kBlockBytes;
-    arena_block* nb = malloc(sizeof *nb + cap);
-    if (!nb) return NULL;
-    nb->next = b;
-    nb->used = 0;
-    nb->cap = cap;
-    *head = b = nb;
-  }
-  void* p = b->data + b->used;
-  b->used += n;
-  return p;
-}
-
-static char* arena_string(arena_block** head, const char* s, size_t n) {
-  char* c = arena_alloc(head, n + 1);
-  if (c) {
-    memcpy(c, s, n);
-    c[n] = '\0';
-  }
-  return c;
-}
+enum { kChunkBytes = 1 << 16 }; /* text handed to libxml2 at a time */
 
 /* ---- the document being read -------------------------------------------------------------- */
 typedef struct element {
@@ -84,16 +30,17 @@ typedef struct element {
 } element;
 
 struct mbt_xml_document {
-  arena_block* arena;
-  arena_block* kept;     /* mbt__xml_keep's copies */
+  mbt_arena arena;       /* the element records */
+  mbt_arena kept;        /* mbt__xml_keep's copies */
   mbt_xml_on_child on_child;
   void* user;
-  arena_mark child_mark; /* the arena before the open child of the root */
+  mbt_arena_mark child_mark; /* the arena before the open child of the root */
   int max_depth;
   element* root;
   element** open;        /* the open elements, root first */
   int depth, cap_open;
   xmlParserCtxtPtr ctxt; /* the document's own parser: entity contents parsed apart are not ours */
+  xmlDictPtr dict;       /* the parser's dictionary (element and attribute names), kept */
   mbt_xml_error* error;  /* MBT_XML_NO_MEMORY as soon as it happens */
   mbt_xml_error first;   /* libxml2's first error, which counts if the text is not well-formed */
 };
@@ -113,39 +60,59 @@ static mbt_xml_document* document_of(void* ctx) {
 
 /* An attribute value [value, end) with its entity references replaced (libxml2 leaves them in
  * the value when it does not substitute entities; the DOM would replace them when read). */
-static char* attribute_value(mbt_xml_document* d, const xmlChar* value, const xmlChar* end) {
+static char* expanded_value(mbt_xml_document* d, const xmlChar* value, const xmlChar* end) {
   const size_t n = (size_t)(end - value);
-  if (!memchr(value, '&', n)) return arena_string(&d->arena, (const char*)value, n);
   if (n > INT_MAX) return NULL;
   xmlNodePtr list = xmlStringLenGetNodeList(d->ctxt->myDoc, value, (int)n);
   xmlChar* text = list ? xmlNodeListGetString(d->ctxt->myDoc, list, 1) : NULL;
   xmlFreeNodeList(list);
-  char* s = arena_string(&d->arena, text ? (const char*)text : "", text ? strlen((const char*)text) : 0);
+  char* s = mbt__arena_string(&d->arena, text ? (const char*)text : "", text ? strlen((const char*)text) : 0);
   xmlFree(text);
   return s;
 }
 
+/* An element or attribute name: libxml2's own copy in the parser's dictionary, which the
+ * document keeps as long as itself, else a copy (NULL if out of memory). */
+static const char* name_of(mbt_xml_document* d, const xmlChar* name) {
+  if (d->dict && xmlDictOwns(d->dict, name) == 1) return (const char*)name;
+  return mbt__arena_string(&d->arena, (const char*)name, strlen((const char*)name));
+}
+
 /* A record of the element: its local name, line and attributes without a namespace prefix
- * (attributes: localname, prefix, URI, value, end for each). NULL if out of memory. */
+ * (attributes: localname, prefix, URI, value, end for each), in one piece of the arena with
+ * the values (but those with entity references). NULL if out of memory. */
 static element* new_element(mbt_xml_document* d, const xmlChar* localname, int nb_attributes,
                             const xmlChar** attributes) {
-  element* el = arena_alloc(&d->arena, sizeof *el);
-  const char** attrs = nb_attributes > 0 ? arena_alloc(&d->arena, 2 * (size_t)nb_attributes * sizeof(char*)) : NULL;
-  if (!el || (nb_attributes > 0 && !attrs)) return NULL;
+  size_t text_bytes = 0;
+  for (int k = 0; k < nb_attributes; ++k) text_bytes += (size_t)(attributes[5 * k + 4] - attributes[5 * k + 3]) + 1;
+  const size_t attrs_bytes = 2 * (size_t)(nb_attributes > 0 ? nb_attributes : 0) * sizeof(char*);
+  unsigned char* block = mbt__arena_alloc(&d->arena, sizeof(element) + attrs_bytes + text_bytes, alignof(element));
+  if (!block) return NULL;
+  element* el = (element*)(void*)block;
+  const char** attrs = (const char**)(void*)(block + sizeof *el); /* sizeof(element) is a multiple of a pointer's */
+  char* text = (char*)(block + sizeof *el + attrs_bytes);
   memset(el, 0, sizeof *el);
-  el->e.name = arena_string(&d->arena, (const char*)localname, strlen((const char*)localname));
+  el->e.name = name_of(d, localname);
   el->e.line = d->ctxt->input && d->ctxt->input->line > 0 ? d->ctxt->input->line : 0;
   int n = 0;
   for (int k = 0; k < nb_attributes; ++k) {
     const xmlChar** a = attributes + 5 * k;
     if (a[1]) continue; /* a namespaced attribute is not a URDF one */
-    attrs[2 * n] = arena_string(&d->arena, (const char*)a[0], strlen((const char*)a[0]));
-    attrs[2 * n + 1] = attribute_value(d, a[3], a[4]);
+    const size_t len = (size_t)(a[4] - a[3]);
+    attrs[2 * n] = name_of(d, a[0]);
+    if (memchr(a[3], '&', len)) {
+      attrs[2 * n + 1] = expanded_value(d, a[3], a[4]);
+    } else {
+      memcpy(text, a[3], len);
+      text[len] = '\0';
+      attrs[2 * n + 1] = text;
+      text += len + 1;
+    }
     if (!attrs[2 * n] || !attrs[2 * n + 1]) return NULL;
     ++n;
   }
   el->e.num_attributes = n;
-  el->e.attributes = attrs;
+  el->e.attributes = n > 0 ? attrs : NULL;
   return el->e.name ? el : NULL;
 }
 
@@ -173,7 +140,7 @@ static void start_element(void* ctx, const xmlChar* localname, const xmlChar* pr
     d->open = open;
     d->cap_open = cap;
   }
-  if (d->depth == 1 && d->on_child) d->child_mark = (arena_mark){d->arena, d->arena->used};
+  if (d->depth == 1 && d->on_child) d->child_mark = mbt__arena_mark(&d->arena);
   element* el = new_element(d, localname, nb_attributes, attributes);
   if (!el) {
     out_of_memory(d);
@@ -200,7 +167,7 @@ static void end_element(void* ctx, const xmlChar* localname, const xmlChar* pref
   --d->depth;
   if (d->depth != 1 || !d->on_child) return;
   d->on_child(d->user, d, &d->root->e, &d->open[1]->e);
-  arena_rewind(&d->arena, d->child_mark);
+  mbt__arena_rewind(&d->arena, d->child_mark);
 }
 
 /* Text, comments and entity references are not kept (URDF has no mixed content). */
@@ -266,6 +233,7 @@ mbt_xml_document* mbt__xml_begin(const char* source, int max_depth, mbt_xml_on_c
     return NULL;
   }
   d->ctxt = ctxt;
+  if (ctxt->dict && xmlDictReference(ctxt->dict) == 0) d->dict = ctxt->dict;
   d->error = error;
   d->on_child = on_child;
   d->user = user;
@@ -325,11 +293,13 @@ const mbt_xml_element* mbt__xml_root(const mbt_xml_document* doc) { return doc &
 
 const char* mbt__xml_attribute(const mbt_xml_element* e, const char* name) {
   for (int k = 0; k < e->num_attributes; ++k)
-    if (strcmp(e->attributes[2 * k], name) == 0) return e->attributes[2 * k + 1];
+    if (e->attributes[2 * k][0] == name[0] && strcmp(e->attributes[2 * k], name) == 0) return e->attributes[2 * k + 1];
   return NULL;
 }
 
-const char* mbt__xml_keep(mbt_xml_document* doc, const char* s) { return arena_string(&doc->kept, s, strlen(s)); }
+const char* mbt__xml_keep(mbt_xml_document* doc, const char* s) {
+  return mbt__arena_string(&doc->kept, s, strlen(s));
+}
 
 void mbt__xml_free(mbt_xml_document* doc) {
   if (!doc) return;
@@ -337,8 +307,9 @@ void mbt__xml_free(mbt_xml_document* doc) {
     xmlFreeDoc(doc->ctxt->myDoc);
     xmlFreeParserCtxt(doc->ctxt);
   }
-  arena_free(doc->arena);
-  arena_free(doc->kept);
+  mbt__arena_free(&doc->arena);
+  mbt__arena_free(&doc->kept);
+  xmlDictFree(doc->dict);
   free(doc->open);
   free(doc);
 }

@@ -131,14 +131,15 @@ static void init_kinematics_caches(mbt_context* ctx) {
 }
 
 /* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, the
- * sum of the paths' lengths, and the unit columns at the top of each path (v_unit_end). */
+ * sum of the paths' lengths: len(k) = 0 without λ(k), else 1 + len(λ(k)) (λ(k) < k in
+ * body-node order), one pass in O(nv) with the lengths held in scratch_nv[0]; and the unit
+ * columns at the top of each path (v_unit_end), inherited from the parent local node. */
 static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   for (int i = 1; i < tree->num_local_nodes; ++i) {
-    int root = i;
-    while (tree->local_nodes[root].parent > 0) root = tree->local_nodes[root].parent;
-    const mbt_local_node* R = &tree->local_nodes[root];
-    const int end = R->S_is_identity ? R->v_start + 6 : 0;
-    for (int k = 0; k < tree->local_nodes[i].nv; ++k) ctx->v_unit_end[tree->local_nodes[i].v_start + k] = end;
+    const mbt_local_node* L = &tree->local_nodes[i];
+    const mbt_local_node* P = &tree->local_nodes[L->parent];
+    const int end = L->parent > 0 ? ctx->v_unit_end[P->v_start] : (L->S_is_identity ? L->v_start + 6 : 0);
+    for (int k = 0; k < L->nv; ++k) ctx->v_unit_end[L->v_start + k] = end;
   }
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* node = &tree->nodes[n];
@@ -150,10 +151,14 @@ static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   }
   ctx->v_parent_is_chain = true;
   ctx->v_path_sum = 0;
+  mbt_real* len = ctx->scratch_nv[0];
   for (int k = 0; k < tree->nv; ++k) {
-    if (ctx->v_parent[k] != k - 1) ctx->v_parent_is_chain = false;
-    for (int c = ctx->v_parent[k]; c >= 0; c = ctx->v_parent[c]) ++ctx->v_path_sum;
+    const int p = ctx->v_parent[k];
+    if (p != k - 1) ctx->v_parent_is_chain = false;
+    len[k] = p >= 0 ? 1 + len[p] : 0;
+    ctx->v_path_sum += (size_t)len[k];
   }
+  for (int k = 0; k < tree->nv; ++k) len[k] = 0;
 }
 
 mbt_context* mbt_context_create(const mbt_tree* tree) {

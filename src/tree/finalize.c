@@ -126,14 +126,10 @@ static int floating_names(mbt_tree* tree, char*** names_out, int* num_floating) 
   for (int b = 1; b < nb; ++b) {
     if (tree->bodies[b].mobilizer >= 0) continue;
     const int k = (*num_floating)++;
-    size_t len = strlen(tree->bodies[b].name) + sizeof "_floating";
-    names[k] = malloc(len);
+    names[k] = mbt__tree_name(tree, tree->bodies[b].name, "_floating");
     if (!names[k]) return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
-    snprintf(names[k], len, "%s_floating", tree->bodies[b].name);
-    int clash = mbt__find_mobilizer(tree, names[k]);
-    for (int j = 0; j < k && clash < 0; ++j)
-      if (strcmp(names[j], names[k]) == 0) clash = j;
-    if (clash >= 0)
+    /* Body names are unique, so these names are too; only an existing mobilizer can clash. */
+    if (mbt__find_mobilizer(tree, names[k]) >= 0)
       return mbt__tree_error(tree, MBT_ERR_DUPLICATE,
                              "finalize: body '%s' needs a floating mobilizer named '%s', but that name is "
                              "already used",
@@ -286,13 +282,14 @@ int mbt_tree_finalize(mbt_tree* tree) {
     return mbt__tree_error(tree, MBT_ERR_FINALIZED, "finalize: the tree is already finalized");
   char** names = NULL;
   int num_floating = 0;
+  const mbt_arena_mark mark = mbt__arena_mark(&tree->arena);
   int status = floating_names(tree, &names, &num_floating);
   finalize_arrays a = {0};
   if (status == MBT_OK &&
       (!alloc_finalize_arrays(tree, num_floating, &a) || mbt__tree_reserve(tree, 0, num_floating, 0, 0)))
     status = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "finalize: out of memory");
   if (status != MBT_OK) {
-    for (int k = 0; k < num_floating; ++k) free(names[k]);
+    mbt__arena_rewind(&tree->arena, mark);
     free(names);
     free_finalize_arrays(&a);
     return status;
@@ -305,6 +302,7 @@ int mbt_tree_finalize(mbt_tree* tree) {
       tree->bodies[b].is_floating = true;
     }
   free(names);
+  mbt__tree_index_names(tree);
   list_children(tree, a.children);
   const int height = order_depth_first(tree, a.children, a.stack, a.order);
   group_levels(tree, a.order, height, &a);

@@ -1,8 +1,10 @@
 /* geometry.c: visual and collision geometry attached to bodies (mbt/geometry.h).
  *
- * The tree holds one array of geometries per role, in the order they were added. Adding
- * validates everything, reserves and copies the strings, and only then appends, so a failed
- * call leaves the tree unchanged. Queries by body scan the role's array (set-up time only). */
+ * The tree holds one array of geometries per role, in the order they were added, and for each
+ * body the chain of its own (first, next, last, count), so that adding n geometries and finding
+ * one by body and name cost O(n) and O(geometries of that body), not O(n²). Adding validates
+ * everything, reserves and copies the strings (into the tree's arena), and only then appends,
+ * so a failed call leaves the tree unchanged. */
 #include "mbt/geometry.h"
 
 #include <stdio.h>
@@ -13,7 +15,11 @@
 
 typedef struct {
   mbt_geometry* items;
+  int* next;            /* [cap] the next geometry of the same body, -1 after its last */
   int num, cap;
+  int *first, *last;    /* [num_bodies] each body's first and last geometry, -1 if none */
+  int* count;           /* [num_bodies] */
+  int num_bodies;
 } geometry_array;
 
 struct mbt_geometry_store {
@@ -140,41 +146,51 @@ static const geometry_array* array_of(const mbt_tree* tree, mbt_geometry_role ro
   return &tree->geometry->role[role];
 }
 
+/* Room for one more geometry of the role and a chain for every body of the tree. */
 static int reserve(mbt_tree* tree, mbt_geometry_role role) {
   if (!tree->geometry && !(tree->geometry = calloc(1, sizeof *tree->geometry))) return MBT_ERR_NO_MEMORY;
   geometry_array* a = &tree->geometry->role[role];
-  if (a->num < a->cap) return MBT_OK;
-  const int n = a->cap > 0 ? 2 * a->cap : 8;
-  mbt_geometry* items = realloc(a->items, (size_t)n * sizeof *items);
-  if (!items) return MBT_ERR_NO_MEMORY;
-  a->items = items;
-  a->cap = n;
+  if (a->num == a->cap) {
+    const int n = a->cap > 0 ? 2 * a->cap : 8;
+    mbt_geometry* items = realloc(a->items, (size_t)n * sizeof *items);
+    if (items) a->items = items;
+    int* next = items ? realloc(a->next, (size_t)n * sizeof *next) : NULL;
+    if (!next) return MBT_ERR_NO_MEMORY;
+    a->next = next;
+    a->cap = n;
+  }
+  const int nb = tree->num_bodies;
+  if (a->num_bodies < nb) {
+    int* first = realloc(a->first, (size_t)nb * sizeof *first);
+    if (first) a->first = first;
+    int* last = first ? realloc(a->last, (size_t)nb * sizeof *last) : NULL;
+    if (last) a->last = last;
+    int* count = last ? realloc(a->count, (size_t)nb * sizeof *count) : NULL;
+    if (!count) return MBT_ERR_NO_MEMORY;
+    a->count = count;
+    for (int b = a->num_bodies; b < nb; ++b) a->first[b] = a->last[b] = -1, a->count[b] = 0;
+    a->num_bodies = nb;
+  }
   return MBT_OK;
-}
-
-static void free_strings(mbt_geometry* g) {
-  free((char*)g->name);
-  free((char*)g->mesh_file);
-  free((char*)g->mesh_path);
-  free((char*)g->material);
 }
 
 void mbt__geometry_free(mbt_tree* tree) {
   if (!tree || !tree->geometry) return;
   for (int r = 0; r < MBT_ROLE_NUM; ++r) {
     geometry_array* a = &tree->geometry->role[r];
-    for (int i = 0; i < a->num; ++i) free_strings(&a->items[i]);
     free(a->items);
+    free(a->next);
+    free(a->first);
+    free(a->last);
+    free(a->count);
   }
   free(tree->geometry);
   tree->geometry = NULL;
 }
 
-static char* dup_or_empty(const char* s) { return mbt__strdup(s ? s : ""); }
-
-/* The stored copy of d (strings duplicated); false if out of memory. */
-static bool make_geometry(const mbt_geometry_desc* d, const char* name, int body, mbt_geometry_role role,
-                          mbt_geometry* g) {
+/* The stored copy of d (strings copied into the tree's arena); false if out of memory. */
+static bool make_geometry(mbt_tree* tree, const mbt_geometry_desc* d, const char* name, int body,
+                          mbt_geometry_role role, mbt_geometry* g) {
   memset(g, 0, sizeof *g);
   g->body = body;
   g->role = role;
@@ -183,13 +199,11 @@ static bool make_geometry(const mbt_geometry_desc* d, const char* name, int body
   g->has_rgba = d->has_rgba;
   memcpy(g->rgba, d->has_rgba ? d->rgba : kDefaultRgba, sizeof g->rgba);
   const bool mesh = d->shape.type == MBT_SHAPE_MESH;
-  g->name = mbt__strdup(name);
-  g->mesh_file = dup_or_empty(mesh ? d->mesh_file : NULL);
-  g->mesh_path = dup_or_empty(mesh ? d->mesh_path : NULL);
-  g->material = dup_or_empty(d->material);
-  if (g->name && g->mesh_file && g->mesh_path && g->material) return true;
-  free_strings(g);
-  return false;
+  g->name = mbt__tree_name(tree, name, NULL);
+  g->mesh_file = mbt__tree_name(tree, mesh && d->mesh_file ? d->mesh_file : "", NULL);
+  g->mesh_path = mbt__tree_name(tree, mesh && d->mesh_path ? d->mesh_path : "", NULL);
+  g->material = mbt__tree_name(tree, d->material ? d->material : "", NULL);
+  return g->name && g->mesh_file && g->mesh_path && g->material;
 }
 
 /* ---- builder --------------------------------------------------------------------------------- */
@@ -220,11 +234,22 @@ int mbt_tree_add_geometry(mbt_tree* tree, int body, mbt_geometry_role role, cons
   if (mbt_tree_geometry_by_name(tree, body, role, name) >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: the name is already used on this body", what);
   mbt_geometry g;
-  if (reserve(tree, role) || !make_geometry(desc, name, body, role, &g))
+  const mbt_arena_mark mark = mbt__arena_mark(&tree->arena);
+  if (reserve(tree, role) || !make_geometry(tree, desc, name, body, role, &g)) {
+    mbt__arena_rewind(&tree->arena, mark);
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
+  }
   geometry_array* a = &tree->geometry->role[role];
-  a->items[a->num] = g;
-  return a->num++;
+  const int i = a->num++;
+  a->items[i] = g;
+  a->next[i] = -1;
+  if (a->last[body] >= 0)
+    a->next[a->last[body]] = i;
+  else
+    a->first[body] = i;
+  a->last[body] = i;
+  a->count[body]++;
+  return i;
 }
 
 /* ---- queries --------------------------------------------------------------------------------- */
@@ -238,23 +263,26 @@ const mbt_geometry* mbt_tree_geometry(const mbt_tree* tree, mbt_geometry_role ro
   return a && index >= 0 && index < a->num ? &a->items[index] : NULL;
 }
 
+/* The first geometry of `body` in the role's array, -1 if none (or no such body). */
+static int first_of(const geometry_array* a, int body) {
+  return a && body >= 0 && body < a->num_bodies ? a->first[body] : -1;
+}
+
 int mbt_tree_body_num_geometries(const mbt_tree* tree, int body, mbt_geometry_role role) {
   const geometry_array* a = array_of(tree, role);
-  int n = 0;
-  for (int i = 0; a && i < a->num; ++i) n += a->items[i].body == body;
-  return n;
+  return a && body >= 0 && body < a->num_bodies ? a->count[body] : 0;
 }
 
 int mbt_tree_body_geometry(const mbt_tree* tree, int body, mbt_geometry_role role, int k) {
   const geometry_array* a = array_of(tree, role);
-  for (int i = 0; a && i < a->num && k >= 0; ++i)
-    if (a->items[i].body == body && k-- == 0) return i;
+  for (int i = first_of(a, body); i >= 0 && k >= 0; i = a->next[i])
+    if (k-- == 0) return i;
   return MBT_ERR_NOT_FOUND;
 }
 
 int mbt_tree_geometry_by_name(const mbt_tree* tree, int body, mbt_geometry_role role, const char* name) {
   const geometry_array* a = array_of(tree, role);
-  for (int i = 0; a && name && i < a->num; ++i)
-    if (a->items[i].body == body && strcmp(a->items[i].name, name) == 0) return i;
+  for (int i = name ? first_of(a, body) : -1; i >= 0; i = a->next[i])
+    if (strcmp(a->items[i].name, name) == 0) return i;
   return MBT_ERR_NOT_FOUND;
 }

@@ -18,41 +18,34 @@ static const char* name_at(const void* array, size_t stride, int i) {
 }
 
 /* Puts record `index` with hash h in the first free slot of its probe sequence. */
-static void place(unsigned* hash, int* slot, int cap, unsigned h, int index) {
+static void place(mbt_name_slot* slots, int cap, unsigned h, int index) {
   int s = (int)(h & (unsigned)(cap - 1));
-  while (slot[s]) s = (s + 1) & (cap - 1);
-  hash[s] = h;
-  slot[s] = index + 1;
+  while (slots[s].index) s = (s + 1) & (cap - 1);
+  slots[s].hash = h;
+  slots[s].index = index + 1;
 }
 
-/* A table of `cap` slots holding the records of `table`. */
-static int rehash(mbt_name_table* table, int cap) {
-  unsigned* hash = malloc((size_t)cap * sizeof *hash);
-  int* slot = calloc((size_t)cap, sizeof *slot);
-  if (!hash || !slot) {
-    free(hash);
-    free(slot);
-    return MBT_ERR_NO_MEMORY;
+int mbt__names_reserve(mbt_name_table* table, int count) {
+  int cap = table->cap > 0 ? table->cap : 16;
+  while (cap / 4 * 3 < count) {
+    if (cap > INT_MAX / 4) return MBT_ERR_NO_MEMORY;
+    cap *= 2;
   }
+  if (cap == table->cap) return MBT_OK;
+  mbt_name_slot* slots = calloc((size_t)cap, sizeof *slots);
+  if (!slots) return MBT_ERR_NO_MEMORY;
   for (int s = 0; s < table->cap; ++s)
-    if (table->slot[s]) place(hash, slot, cap, table->hash[s], table->slot[s] - 1);
-  free(table->hash);
-  free(table->slot);
-  table->hash = hash;
-  table->slot = slot;
+    if (table->slots[s].index) place(slots, cap, table->slots[s].hash, table->slots[s].index - 1);
+  free(table->slots);
+  table->slots = slots;
   table->cap = cap;
   return MBT_OK;
 }
 
 int mbt__names_sync(mbt_name_table* table, const void* array, size_t stride, int count) {
   if (count <= table->count) return MBT_OK;
-  int cap = table->cap > 0 ? table->cap : 16;
-  while (cap / 2 < count) {
-    if (cap > INT_MAX / 4) return MBT_ERR_NO_MEMORY;
-    cap *= 2;
-  }
-  if (cap != table->cap && rehash(table, cap)) return MBT_ERR_NO_MEMORY;
-  for (int i = table->count; i < count; ++i) place(table->hash, table->slot, table->cap, fnv1a(name_at(array, stride, i)), i);
+  if (mbt__names_reserve(table, count)) return MBT_ERR_NO_MEMORY;
+  for (int i = table->count; i < count; ++i) place(table->slots, table->cap, fnv1a(name_at(array, stride, i)), i);
   table->count = count;
   return MBT_OK;
 }
@@ -63,9 +56,11 @@ int mbt__names_find(const mbt_name_table* table, const void* array, size_t strid
   int found = -1;
   if (table->cap > 0 && indexed > 0) {
     const unsigned h = fnv1a(name);
-    for (int s = (int)(h & (unsigned)(table->cap - 1)); table->slot[s]; s = (s + 1) & (table->cap - 1)) {
-      const int i = table->slot[s] - 1;
-      if (table->hash[s] == h && i < indexed && strcmp(name_at(array, stride, i), name) == 0 && (found < 0 || i < found))
+    const int mask = table->cap - 1;
+    for (int s = (int)(h & (unsigned)mask); table->slots[s].index; s = (s + 1) & mask) {
+      const int i = table->slots[s].index - 1;
+      if (table->slots[s].hash == h && i < indexed && (found < 0 || i < found) &&
+          strcmp(name_at(array, stride, i), name) == 0)
         found = i;
     }
   } else {
@@ -78,7 +73,6 @@ int mbt__names_find(const mbt_name_table* table, const void* array, size_t strid
 }
 
 void mbt__names_free(mbt_name_table* table) {
-  free(table->hash);
-  free(table->slot);
+  free(table->slots);
   memset(table, 0, sizeof *table);
 }

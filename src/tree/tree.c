@@ -4,6 +4,7 @@
  * Every builder validates first and appends last, so a failed call leaves the tree
  * unchanged and mbt_tree_last_error() names the element and the problem. */
 #include <float.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,17 +40,33 @@ char* mbt__strdup(const char* s) {
   return c;
 }
 
+char* mbt__tree_name(mbt_tree* tree, const char* name, const char* suffix) {
+  return mbt__arena_concat(&tree->arena, name, suffix);
+}
+
+void mbt__describe(char* what, size_t size, const char* kind, const char* name) {
+  const char* parts[4] = {kind, " '", name ? name : "", "'"};
+  size_t n = 0;
+  for (int i = 0; i < 4; ++i)
+    for (const char* c = parts[i]; *c && n + 1 < size; ++c) what[n++] = *c;
+  what[n] = '\0';
+}
+
 /* ---- capacity ----------------------------------------------------------------------------- */
-static int grow(void** array, int* cap, int need, size_t elem) {
+/* Room for `need` elements: doubling (amortized O(1) per append), or exactly `need` when asked. */
+static int grow_to(void** array, int* cap, int need, size_t elem, bool exact) {
   if (need <= *cap) return MBT_OK;
   int n = *cap > 0 ? *cap : 4;
-  while (n < need) n *= 2;
+  while (n < need) n = n > INT_MAX / 2 ? need : 2 * n;
+  if (exact) n = need;
   void* p = realloc(*array, (size_t)n * elem);
   if (!p) return MBT_ERR_NO_MEMORY;
   *array = p;
   *cap = n;
   return MBT_OK;
 }
+
+static int grow(void** array, int* cap, int need, size_t elem) { return grow_to(array, cap, need, elem, false); }
 
 static int reserve_bodies(mbt_tree* tree, int extra) {
   return grow((void**)&tree->bodies, &tree->cap_bodies, tree->num_bodies + extra, sizeof(mbt_body));
@@ -65,6 +82,20 @@ int mbt__tree_reserve(mbt_tree* tree, int frames, int mobilizers, int joints, in
   return MBT_OK;
 }
 
+int mbt__tree_reserve_model(mbt_tree* tree, int bodies, int frames, int mobilizers, int joints) {
+  mbt_tree_index* ix = tree->index;
+  const int nb = tree->num_bodies + bodies, nf = tree->num_frames + frames;
+  const int nm = tree->num_mobilizers + mobilizers, nj = tree->num_joints + joints;
+  if (grow_to((void**)&tree->bodies, &tree->cap_bodies, nb, sizeof(mbt_body), true) ||
+      grow_to((void**)&tree->frames, &tree->cap_frames, nf, sizeof(mbt_frame), true) ||
+      grow_to((void**)&tree->mobilizers, &tree->cap_mobilizers, nm, sizeof(mbt_mobilizer), true) ||
+      grow_to((void**)&tree->joints, &tree->cap_joints, nj, sizeof(mbt_joint), true) ||
+      mbt__names_reserve(&ix->bodies, nb) || mbt__names_reserve(&ix->frames, nf) ||
+      mbt__names_reserve(&ix->mobilizers, nm) || mbt__names_reserve(&ix->joints, nj))
+    return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "out of memory");
+  return MBT_OK;
+}
+
 /* ---- lifetime ------------------------------------------------------------------------------ */
 static const mbt_spatial_inertia kZeroInertia = {0, {{0, 0, 0}}, {0, 0, 0, 0, 0, 0}};
 
@@ -76,13 +107,9 @@ mbt_tree* mbt_tree_create(void) {
     free(tree);
     return NULL;
   }
-  char* world = mbt__strdup("world");
-  char* world_frame = mbt__strdup("world");
-  char* gravity = mbt__strdup("gravity");
-  if (!world || !world_frame || !gravity || reserve_bodies(tree, 1) || mbt__tree_reserve(tree, 1, 0, 0, 1)) {
-    free(world);
-    free(world_frame);
-    free(gravity);
+  char* world = mbt__tree_name(tree, "world", NULL);
+  char* gravity = mbt__tree_name(tree, "gravity", NULL);
+  if (!world || !gravity || reserve_bodies(tree, 1) || mbt__tree_reserve(tree, 1, 0, 0, 1)) {
     mbt_tree_destroy(tree);
     return NULL;
   }
@@ -98,10 +125,9 @@ mbt_tree* mbt_tree_create(void) {
   tree->num_bodies = 1;
 
   mbt_frame* f = &tree->frames[0];
-  f->name = world_frame;
+  f->name = world;
   f->body = 0;
   f->parent_frame = 0;
-  f->X_PF = mbt_transform_identity();
   f->X_BF = mbt_transform_identity();
   tree->num_frames = 1;
 
@@ -116,11 +142,7 @@ mbt_tree* mbt_tree_create(void) {
 
 void mbt_tree_destroy(mbt_tree* tree) {
   if (!tree) return;
-  for (int i = 0; i < tree->num_bodies; ++i) free(tree->bodies[i].name);
-  for (int i = 0; i < tree->num_frames; ++i) free(tree->frames[i].name);
-  for (int i = 0; i < tree->num_mobilizers; ++i) free(tree->mobilizers[i].name);
-  for (int i = 0; i < tree->num_joints; ++i) free(tree->joints[i].name);
-  for (int i = 0; i < tree->num_forces; ++i) free(tree->forces[i].name);
+  mbt__arena_free(&tree->arena);
   free(tree->bodies);
   free(tree->frames);
   free(tree->mobilizers);
@@ -162,6 +184,15 @@ FIND_BY_NAME(mbt__find_mobilizer, mobilizers, num_mobilizers)
 FIND_BY_NAME(mbt__find_joint, joints, num_joints)
 FIND_BY_NAME(mbt__find_force, forces, num_forces)
 #undef FIND_BY_NAME
+
+void mbt__tree_index_names(mbt_tree* tree) {
+  mbt_tree_index* ix = tree->index;
+  (void)mbt__names_sync(&ix->bodies, tree->bodies, sizeof tree->bodies[0], tree->num_bodies);
+  (void)mbt__names_sync(&ix->frames, tree->frames, sizeof tree->frames[0], tree->num_frames);
+  (void)mbt__names_sync(&ix->mobilizers, tree->mobilizers, sizeof tree->mobilizers[0], tree->num_mobilizers);
+  (void)mbt__names_sync(&ix->joints, tree->joints, sizeof tree->joints[0], tree->num_joints);
+  (void)mbt__names_sync(&ix->forces, tree->forces, sizeof tree->forces[0], tree->num_forces);
+}
 
 int mbt__check_not_finalized(const mbt_tree* tree, const char* what) {
   if (tree->finalized)
@@ -303,23 +334,21 @@ static int check_inertia(const mbt_tree* tree, const char* what, const mbt_spati
 static int add_body(mbt_tree* tree, const char* name, const mbt_spatial_inertia* M_BBo_B, bool full) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "body '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "body", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "body", name))) return s;
   if (!M_BBo_B) return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the spatial inertia is missing", what);
-  if (mbt__find_body(tree, name) >= 0)
+  /* A body's frame takes its name: one lookup finds either. */
+  const int same = mbt__find_frame(tree, name);
+  if (same >= 0 && tree->frames[same].parent_frame == same)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a body with this name already exists", what);
-  if (mbt__find_frame(tree, name) >= 0)
+  if (same >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a frame named '%s' already exists (the body frame takes "
                            "the body's name)", what, name);
   if ((s = check_inertia(tree, what, M_BBo_B, full))) return s;
-  char* body_name = mbt__strdup(name);
-  char* frame_name = mbt__strdup(name);
-  if (!body_name || !frame_name || reserve_bodies(tree, 1) || mbt__tree_reserve(tree, 1, 0, 0, 0)) {
-    free(body_name);
-    free(frame_name);
+  char* body_name = mbt__tree_name(tree, name, NULL); /* the body's and its frame's */
+  if (!body_name || reserve_bodies(tree, 1) || mbt__tree_reserve(tree, 1, 0, 0, 0))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
-  }
   int body = tree->num_bodies;
   int frame = tree->num_frames;
   mbt_body* b = &tree->bodies[body];
@@ -333,10 +362,9 @@ static int add_body(mbt_tree* tree, const char* name, const mbt_spatial_inertia*
   b->level = -1;
   b->first_child_slot = 0;
   mbt_frame* f = &tree->frames[frame];
-  f->name = frame_name;
+  f->name = body_name;
   f->body = body;
   f->parent_frame = frame;
-  f->X_PF = mbt_transform_identity();
   f->X_BF = mbt_transform_identity();
   tree->num_bodies++;
   tree->num_frames++;
@@ -414,7 +442,6 @@ int mbt__append_frame(mbt_tree* tree, char* name, int parent_frame, const mbt_tr
   f->name = name;
   f->body = P->body;
   f->parent_frame = parent_frame;
-  f->X_PF = *X_PF;
   f->X_BF = mbt_transform_compose(&P->X_BF, X_PF); /* X_BF = X_BP·X_PF */
   tree->num_frames++;
   return frame;
@@ -423,7 +450,7 @@ int mbt__append_frame(mbt_tree* tree, char* name, int parent_frame, const mbt_tr
 int mbt_tree_add_fixed_offset_frame(mbt_tree* tree, const char* name, int parent_frame, const mbt_transform* X_PF) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "frame '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "frame", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "frame", name)) ||
       (s = check_frame(tree, what, parent_frame, "parent")))
@@ -432,11 +459,9 @@ int mbt_tree_add_fixed_offset_frame(mbt_tree* tree, const char* name, int parent
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a frame with this name already exists", what);
   if (!X_PF) return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the pose X_PF is missing", what);
   if ((s = mbt__check_transform(tree, what, "X_PF", X_PF))) return s;
-  char* copy = mbt__strdup(name);
-  if (!copy || mbt__tree_reserve(tree, 1, 0, 0, 0)) {
-    free(copy);
+  char* copy = mbt__tree_name(tree, name, NULL);
+  if (!copy || mbt__tree_reserve(tree, 1, 0, 0, 0))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
-  }
   return mbt__append_frame(tree, copy, parent_frame, X_PF);
 }
 
@@ -513,7 +538,7 @@ int mbt_tree_add_mobilizer(mbt_tree* tree, const char* name, mbt_mobilizer_type 
                            int outboard_frame, const mbt_vec3* axis, mbt_real screw_pitch) {
   if (!tree) return MBT_ERR_INVALID_ARGUMENT;
   char what[96];
-  snprintf(what, sizeof what, "mobilizer '%s'", name ? name : "");
+  mbt__describe(what, sizeof what, "mobilizer", name);
   int s;
   if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "mobilizer", name))) return s;
   if (mbt__find_mobilizer(tree, name) >= 0)
@@ -536,11 +561,9 @@ int mbt_tree_add_mobilizer(mbt_tree* tree, const char* name, mbt_mobilizer_type 
   if (type_has_axis(type) && (s = mbt__check_axis(tree, what, axis, &unit))) return s;
   if (type == MBT_MOBILIZER_SCREW && !mbt_isfinite(screw_pitch))
     return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the screw pitch is not finite", what);
-  char* copy = mbt__strdup(name);
-  if (!copy || mbt__tree_reserve(tree, 0, 1, 0, 0)) {
-    free(copy);
+  char* copy = mbt__tree_name(tree, name, NULL);
+  if (!copy || mbt__tree_reserve(tree, 0, 1, 0, 0))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
-  }
   return mbt__append_mobilizer(tree, copy, type, inboard_frame, outboard_frame, unit, screw_pitch, -1);
 }
 

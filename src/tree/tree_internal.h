@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "mbt/forces.h"
 #include "mbt/joints.h"
+#include "tree/arena.h"
 
 #define MBT_ERROR_MAX 512
 
@@ -29,9 +30,8 @@ typedef struct {
 typedef struct {
   char* name;
   int body;                     /* the body it is fixed to */
-  int parent_frame;             /* the frame its pose is given in (itself for body frames) */
-  mbt_transform X_PF;           /* pose in parent_frame */
-  mbt_transform X_BF;           /* pose in the body frame (composed when added) */
+  int parent_frame;             /* the frame its pose was given in (itself for body frames) */
+  mbt_transform X_BF;           /* pose in the body frame: X_BP·X_PF, composed when added */
 } mbt_frame;
 
 typedef struct {
@@ -53,11 +53,12 @@ typedef struct {
   int frame_on_parent, frame_on_child;   /* F, M */
   int mobilizer;
   int nq, nv;
-  mbt_real pos_lower[MBT_JOINT_MAX_NQ], pos_upper[MBT_JOINT_MAX_NQ];
-  mbt_real vel_lower[MBT_JOINT_MAX_NV], vel_upper[MBT_JOINT_MAX_NV];
-  mbt_real acc_lower[MBT_JOINT_MAX_NV], acc_upper[MBT_JOINT_MAX_NV];
-  mbt_real default_q[MBT_JOINT_MAX_NQ];
-  mbt_real default_damping[MBT_JOINT_MAX_NV];
+  /* [nq] or [nv] values each, in the tree's arena (one block per joint) */
+  mbt_real *pos_lower, *pos_upper;
+  mbt_real *vel_lower, *vel_upper;
+  mbt_real *acc_lower, *acc_upper;
+  mbt_real* default_q;
+  mbt_real* default_damping;
 } mbt_joint;
 
 typedef struct {
@@ -147,6 +148,9 @@ struct mbt_tree {
                                    order (mbt__calc_joint_sincos); same allocation as nodes */
   int num_angles;
   mbt_geometry_store* geometry; /* visual and collision geometry; NULL until some is added */
+  mbt_arena arena;              /* the elements' names (a body and its frame, a joint and its
+                                   mobilizer share one copy) and the joints' values; freed with
+                                   the tree */
   char error[MBT_ERROR_MAX];    /* last error; the one field a const call may write */
   struct mbt_tree_index* index; /* name tables and loop-check cache (names.h); caches only */
 };
