@@ -387,8 +387,8 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
 
 /* Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k of velocity k of local node i, into
  * column k of ws->J with Ic·S_k (ws->SI) and Ycᵀ·S_k (SY), given SxF = S_k ×* F, YS = Yc·S_k. */
-static void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY, const mbt_real* SxF,
-                                const mbt_real* YS) {
+MBT_ALWAYS_INLINE void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY,
+                                           const mbt_real* SxF, const mbt_real* YS) {
   const mbt_inertia_moments* Ic = &ws->Ic[i];
   const size_t nv = (size_t)ws->nv;
   mbt_v6 t1, t2, t3;
@@ -405,8 +405,8 @@ static void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, con
 
 /* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k (unless si_known:
  * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k and Ω_k (store_velocity_rows). */
-static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
-                              bool si_known) {
+MBT_ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau,
+                                              bool derivatives, bool si_known) {
   const mbt_ymat* Yc = &ws->Yc[i];
   const mbt_real* S = ws->S[k];
   if (!si_known) mbt__moments_mul6(&ws->Ic[i], S, ws->SI[k]);
@@ -418,6 +418,9 @@ static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_r
   y_mul(Yc, S, YS);
   store_velocity_rows(ws, i, k, SY, SxF, YS);
 }
+MBT_DERIV_KERNEL(backward_velocity, (mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
+                                     bool si_known),
+                 (ws, i, k, tau, derivatives, si_known), (ws, i, k, tau, derivatives, si_known))
 
 /* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
  * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
