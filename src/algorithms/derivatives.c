@@ -206,15 +206,12 @@ static inline void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
   y[3] = y[4] = y[5] = 0;
 }
 
-/* forward_node for a node of one velocity k (u_k = vλ_k = V_λ): with W = S × V_λ,
+/* forward_node for a node of one velocity k (u_k = vλ_k = V_λ), its column S_k stored: with
+ * W = S × V_λ,
  *   V = V_λ + S·v,  A = A_λ − W·v + S·v̇,  B = −S × A_λ + W × V_λ,  G = 2·V_λ × S = −2·W. */
-static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt_mat3* R_WF,
-                                 const mbt_spatial_velocity* H, const mbt_real* v, const mbt_real* vdot) {
+static void one_velocity_rates(mbt_derivatives_workspace* ws, int i, const mbt_real* v, const mbt_real* vdot) {
   const int p = ws->tree->local_nodes[i].parent, k = ws->tree->local_nodes[i].v_start;
-  mbt_real* S = ws->S[k];
-  const mbt_vec3 w = mbt_mat3_mul_vec(R_WF, H->w);
-  const mbt_vec3 vo = mbt_vec3_add(mbt_mat3_mul_vec(R_WF, H->v), mbt_vec3_cross(ws->X_WM[i].p, w));
-  S[0] = w.v[0], S[1] = w.v[1], S[2] = w.v[2], S[3] = vo.v[0], S[4] = vo.v[1], S[5] = vo.v[2];
+  const mbt_real* S = ws->S[k];
   const mbt_real vk = v ? v[k] : 0, ak = vdot ? vdot[k] : 0;
   const mbt_real *Vp = ws->V[p], *Ap = ws->A[p];
   mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k], *V = ws->V[i], *A = ws->A[i];
@@ -228,8 +225,19 @@ static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt
   }
 }
 
+/* The column S = [R_WF·H_w; R_WF·H_v + p_WoMo × R_WF·H_w] of a one-velocity node, then its
+ * rates (one_velocity_rates). */
+static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt_mat3* R_WF,
+                                 const mbt_spatial_velocity* H, const mbt_real* v, const mbt_real* vdot) {
+  mbt_real* S = ws->S[ws->tree->local_nodes[i].v_start];
+  const mbt_vec3 w = mbt_mat3_mul_vec(R_WF, H->w);
+  const mbt_vec3 vo = mbt_vec3_add(mbt_mat3_mul_vec(R_WF, H->v), mbt_vec3_cross(ws->X_WM[i].p, w));
+  S[0] = w.v[0], S[1] = w.v[1], S[2] = w.v[2], S[3] = vo.v[0], S[4] = vo.v[1], S[5] = vo.v[2];
+  one_velocity_rates(ws, i, v, vdot);
+}
+
 /* forward_node for a revolute node (axis ẑ of F = M): R_WM = R_WF·Rz(q) by its first two
- * columns, S = [R_WF·ẑ; p_WoMo × R_WF·ẑ]. */
+ * columns, S = [R_WF·ẑ; p_WoMo × R_WF·ẑ] with R_WF·ẑ read as R_WF's third column. */
 static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
                              const mbt_real* vdot) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
@@ -242,9 +250,10 @@ static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* 
     X->R.m[r][0] = cs * a + sn * b, X->R.m[r][1] = cs * b - sn * a, X->R.m[r][2] = R_WF.m[r][2];
   }
   X->p = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
-  mbt_spatial_velocity H;
-  H.w = mbt_vec3_make(0, 0, 1), H.v = mbt_vec3_zero();
-  forward_one_velocity(ws, i, &R_WF, &H, v, vdot);
+  mbt_real* S = ws->S[L->v_start];
+  const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]), pz = mbt_vec3_cross(X->p, z);
+  S[0] = z.v[0], S[1] = z.v[1], S[2] = z.v[2], S[3] = pz.v[0], S[4] = pz.v[1], S[5] = pz.v[2];
+  one_velocity_rates(ws, i, v, vdot);
 }
 
 /* W_k = S_k × vλ_k, B_k = W_k × vλ_k − S_k × aλ_k, G_k = (u_k + vλ_k) × S_k of velocity k. */
@@ -378,8 +387,8 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
 
 /* Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k of velocity k of local node i, into
  * column k of ws->J with Ic·S_k (ws->SI) and Ycᵀ·S_k (SY), given SxF = S_k ×* F, YS = Yc·S_k. */
-static void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY, const mbt_real* SxF,
-                                const mbt_real* YS) {
+MBT_ALWAYS_INLINE void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY,
+                                           const mbt_real* SxF, const mbt_real* YS) {
   const mbt_inertia_moments* Ic = &ws->Ic[i];
   const size_t nv = (size_t)ws->nv;
   mbt_v6 t1, t2, t3;
@@ -396,8 +405,8 @@ static void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, con
 
 /* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k (unless si_known:
  * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k and Ω_k (store_velocity_rows). */
-static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
-                              bool si_known) {
+MBT_ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau,
+                                              bool derivatives, bool si_known) {
   const mbt_ymat* Yc = &ws->Yc[i];
   const mbt_real* S = ws->S[k];
   if (!si_known) mbt__moments_mul6(&ws->Ic[i], S, ws->SI[k]);
@@ -409,6 +418,9 @@ static void backward_velocity(mbt_derivatives_workspace* ws, int i, int k, mbt_r
   y_mul(Yc, S, YS);
   store_velocity_rows(ws, i, k, SY, SxF, YS);
 }
+MBT_DERIV_KERNEL(backward_velocity, (mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
+                                     bool si_known),
+                 (ws, i, k, tau, derivatives, si_known), (ws, i, k, tau, derivatives, si_known))
 
 /* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
  * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
