@@ -258,9 +258,11 @@ static inline mbt_spatial_acceleration mbt__body_acceleration_in_world(const mbt
 /* The moments {m, h, K} of a body's inertia about Ro in W: M_BBo_B (K = m·G_BBo) re-expressed
  * by R_WB and shifted from Bo to Ro. */
 void mbt__body_moments_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node, mbt_inertia_moments* I);
-/* Fapp_Bo_W + Fb_Bo_W (either NULL for zero) of a body shifted from Bo to Ro: tau += p_RoBo × f. */
-mbt_spatial_force mbt__body_force_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node,
-                                        const mbt_spatial_force* Fa, const mbt_spatial_force* Fb);
+/* F −= F_Bo shifted from Bo to Ro (a force on a body, at Bo in W): tau_Ro = tau_Bo + p_RoBo × f. */
+static inline void mbt__subtract_force_at_Ro(mbt_vec3 p_RoBo, const mbt_spatial_force* F_Bo, mbt_spatial_force* F) {
+  F->tau = mbt_vec3_sub(F->tau, mbt_vec3_add(F_Bo->tau, mbt_vec3_cross(p_RoBo, F_Bo->f)));
+  F->f = mbt_vec3_sub(F->f, F_Bo->f);
+}
 
 /* ---- the algorithms' cores ---------------------------------------------------------------------- */
 /* Recursive Newton-Euler on the local nodes about Ro in W [Featherstone 2008, §5.3 in absolute

@@ -160,7 +160,7 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   return true;
 }
 
-/* Z_host −= F_Bo_W shifted from Bo to Ro (mbt__body_force_at_Ro) for every body's applied and
+/* Z_host −= F_Bo_W shifted from Bo to Ro (mbt__subtract_force_at_Ro) for every body's applied and
  * force-element forces (either may be NULL). */
 static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const mbt_spatial_force* F1,
                                  const mbt_spatial_force* F2) {
@@ -168,8 +168,9 @@ static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const m
   for (int n = 1; n < tree->num_nodes; ++n) {
     const int host = tree->nodes[n].host;
     if (!(aba->flags[host] & MBT__ABA_ARTICULATED)) continue;
-    const mbt_spatial_force F = mbt__body_force_at_Ro(tree, ctx, n, F1, F2);
-    for (int k = 0; k < 6; ++k) aba->Z[host].coeffs[k] -= F.coeffs[k];
+    const mbt_vec3 p_RoBo = mbt__p_RoBo_W(tree, ctx, n);
+    if (F1) mbt__subtract_force_at_Ro(p_RoBo, &F1[n], &aba->Z[host]);
+    if (F2) mbt__subtract_force_at_Ro(p_RoBo, &F2[n], &aba->Z[host]);
   }
 }
 

@@ -187,14 +187,6 @@ void mbt__body_moments_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int n
   mbt__moments_shift_to(&I_W, mbt__p_RoBo_W(tree, ctx, node), I);
 }
 
-mbt_spatial_force mbt__body_force_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node,
-                                        const mbt_spatial_force* Fa, const mbt_spatial_force* Fb) {
-  mbt_spatial_force F;
-  for (int k = 0; k < 6; ++k) F.coeffs[k] = (Fa ? Fa[node].coeffs[k] : 0) + (Fb ? Fb[node].coeffs[k] : 0);
-  F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(mbt__p_RoBo_W(tree, ctx, node), F.f));
-  return F;
-}
-
 /* M_Bo_W = {m, R_WB·p_BoBcm_B, R_WB·G_BBo_B·R_WBᵀ}: with A = R·G, the six entries
  * (A·Rᵀ)ᵢⱼ, i <= j, of the symmetric product (45 products). */
 static void reexpress_inertia(const mbt_spatial_inertia* M_B, const mbt_mat3* R, mbt_spatial_inertia* M_W) {
