@@ -47,9 +47,9 @@ static void test_create_allocates_everything(void** state) {
   assert_int_equal(nn, 5);
   assert_int_equal(nv, 1 + 1 + 6 + 6);
   assert_int_equal(mbt_tree_num_positions(m.t), 1 + 1 + 7 + 7);
-  void* per_node[] = {ctx->ac.A_WB, ctx->scratch_F, ctx->M_BBo_B};
+  void* per_node[] = {ctx->ac.A_WB, ctx->scratch_F, ctx->M_BBo_B, ctx->mp_BoBcm_M, ctx->mp_BoBcm_W};
   void* per_local_node[] = {ctx->pc.X_WM, ctx->pc.p_WoRo, ctx->vc.V,  ctx->aba.I_Ro, ctx->aba.Ic_trace, ctx->aba.P,
-                            ctx->aba.flags, ctx->aba.c,   ctx->aba.Z, ctx->aba.A,    ctx->I_Mo_M,       ctx->scratch_Ic,
+                            ctx->aba.flags, ctx->vc.c,    ctx->aba.Z, ctx->aba.A,    ctx->I_Mo_M,       ctx->scratch_Ic,
                             ctx->aba.node_last_dof};
   for (size_t k = 0; k < sizeof per_local_node / sizeof per_local_node[0]; ++k) assert_non_null(per_local_node[k]);
   const int nl = m.t->num_local_nodes;
@@ -72,10 +72,12 @@ static void test_create_allocates_everything(void** state) {
   ctx->pc.X_WM[nl - 1] = mbt_transform_identity();
   ctx->vc.V[nl - 1].coeffs[5] = 1;
   ctx->scratch_Ic[nl - 1].m = 1;
-  ctx->aba.c[nl - 1].coeffs[5] = 1;
+  ctx->vc.c[nl - 1].coeffs[5] = 1;
   ctx->aba.Z[nl - 1].coeffs[5] = 1;
   ctx->aba.flags[nl - 1] = 0;
   ctx->M_BBo_B[nn - 1].mass = 1;
+  ctx->mp_BoBcm_M[nn - 1] = mbt_vec3_zero();
+  ctx->mp_BoBcm_W[nn - 1] = mbt_vec3_zero();
   ctx->aba.node_last_dof[nl - 1] = -1;
   ctx->aba.A[nl - 1].coeffs[5] = 1;
   for (int i = 0; i < 4; ++i) ctx->scratch_nv[i][nv - 1] = 1;

@@ -169,7 +169,7 @@ static inline void mbt__inertia_at_Ro(mbt_context* ctx, int i) {
 void mbt__add_general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, int i, mbt_spatial_acceleration* c);
 
 /* The velocity kinematics of local node i (after its parent's) [Featherstone 2008, §7.3 in
- * absolute coordinates]: V_i = V_λ + S·q̇ into ctx->vc, and when c is not NULL the velocity-product
+ * absolute coordinates]: V_i = V_λ + S·q̇ into ctx->vc.V, and when c is not NULL the velocity-product
  * acceleration c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general mobilizers), both at Ro in W, with
  * [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. Needs the position cache. */
 static inline void mbt__velocity_kinematics_node(const mbt_tree* tree, mbt_context* ctx, int i,
@@ -207,7 +207,7 @@ void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
 
 /* Spatial accelerations of the local nodes at Ro in W, base to tip: A_0 = 0,
  * A_i = A_λ + S·v̇ + c_i (c_i only if use_v, else v = 0), into A[num_local_nodes]; vdot NULL for
- * zero. Ensures the caches it reads (and recomputes the velocity cache's V with use_v). */
+ * zero. Ensures the caches it reads (with use_v, the velocity cache's V and c, read when valid). */
 void mbt__calc_local_accelerations(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
                                    mbt_spatial_acceleration* A);
 
@@ -258,9 +258,11 @@ static inline mbt_spatial_acceleration mbt__body_acceleration_in_world(const mbt
 /* The moments {m, h, K} of a body's inertia about Ro in W: M_BBo_B (K = m·G_BBo) re-expressed
  * by R_WB and shifted from Bo to Ro. */
 void mbt__body_moments_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node, mbt_inertia_moments* I);
-/* Fapp_Bo_W + Fb_Bo_W (either NULL for zero) of a body shifted from Bo to Ro: tau += p_RoBo × f. */
-mbt_spatial_force mbt__body_force_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node,
-                                        const mbt_spatial_force* Fa, const mbt_spatial_force* Fb);
+/* F −= F_Bo shifted from Bo to Ro (a force on a body, at Bo in W): tau_Ro = tau_Bo + p_RoBo × f. */
+static inline void mbt__subtract_force_at_Ro(mbt_vec3 p_RoBo, const mbt_spatial_force* F_Bo, mbt_spatial_force* F) {
+  F->tau = mbt_vec3_sub(F->tau, mbt_vec3_add(F_Bo->tau, mbt_vec3_cross(p_RoBo, F_Bo->f)));
+  F->f = mbt_vec3_sub(F->f, F_Bo->f);
+}
 
 /* ---- the algorithms' cores ---------------------------------------------------------------------- */
 /* Recursive Newton-Euler on the local nodes about Ro in W [Featherstone 2008, §5.3 in absolute

@@ -54,7 +54,19 @@ static int check_springs(const mbt_tree* tree, const mbt_context* ctx, const cha
   return MBT_OK;
 }
 
-/* Gravity: F_Bo_W += [p_BoBcm_W × m·g; m·g], p_BoBcm_W = R_WM·(R_MB·p_BoBcm_B) from the host.
+/* m·p_BoBcm_W = R_WM·mp_BoBcm_M of every body from its host (the constant mp_BoBcm_M =
+ * m·R_MB·p_BoBcm_B is a context parameter, context_internal.h), kept while q and the inertias
+ * are unchanged. Needs the position cache. */
+static const mbt_vec3* gravity_moments(const mbt_tree* tree, mbt_context* ctx) {
+  if (!ctx->gravity_moments_valid) {
+    for (int node = 1; node < tree->num_nodes; ++node)
+      ctx->mp_BoBcm_W[node] = mbt_mat3_mul_vec(&ctx->pc.X_WM[tree->nodes[node].host].R, ctx->mp_BoBcm_M[node]);
+    ctx->gravity_moments_valid = true;
+  }
+  return ctx->mp_BoBcm_W;
+}
+
+/* Gravity: F_Bo_W += [m·p_BoBcm_W × g; m·g] (gravity_moments).
  * Linear spring-damper: f = k·(ℓ − ℓ0) + c·ℓ̇, û = p_PQ/ℓ; the force f·û acts on A at P and
  * −f·û on B at Q, each shifted to the body origin (tau = p_BoX × f).
  * Revolute spring: tau += −k·(θ − θ0). User elements: their callback adds. Joint damping:
@@ -69,15 +81,11 @@ int mbt__calc_force_elements(const mbt_tree* tree, mbt_context* ctx, mbt_multibo
     switch (fe->type) {
       case MBT_FORCE_UNIFORM_GRAVITY: {
         const mbt_vec3 g = ctx->g_W;
+        const mbt_vec3* mp_BoBcm_W = gravity_moments(tree, ctx);
         for (int node = 1; node < tree->num_nodes; ++node) {
-          const mbt_spatial_inertia* M = &ctx->M_BBo_B[node];
-          const mbt_node* n = &tree->nodes[node];
-          const mbt_vec3 mg = mbt_vec3_scale(g, M->mass);
-          const mbt_vec3 p_BoBcm_M = mbt_mat3_mul_vec(&n->X_HB.R, M->p_PScm_E);
-          const mbt_vec3 p_BoBcm_W = mbt_mat3_mul_vec(&ctx->pc.X_WM[n->host].R, p_BoBcm_M);
           mbt_spatial_force* F = &forces->F_BBo_W[node];
-          F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_BoBcm_W, mg));
-          F->f = mbt_vec3_add(F->f, mg);
+          F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(mp_BoBcm_W[node], g));
+          F->f = mbt_vec3_axpy(F->f, ctx->M_BBo_B[node].mass, g);
         }
         break;
       }

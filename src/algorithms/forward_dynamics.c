@@ -160,7 +160,7 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   return true;
 }
 
-/* Z_host −= F_Bo_W shifted from Bo to Ro (mbt__body_force_at_Ro) for every body's applied and
+/* Z_host −= F_Bo_W shifted from Bo to Ro (mbt__subtract_force_at_Ro) for every body's applied and
  * force-element forces (either may be NULL). */
 static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const mbt_spatial_force* F1,
                                  const mbt_spatial_force* F2) {
@@ -168,8 +168,9 @@ static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const m
   for (int n = 1; n < tree->num_nodes; ++n) {
     const int host = tree->nodes[n].host;
     if (!(aba->flags[host] & MBT__ABA_ARTICULATED)) continue;
-    const mbt_spatial_force F = mbt__body_force_at_Ro(tree, ctx, n, F1, F2);
-    for (int k = 0; k < 6; ++k) aba->Z[host].coeffs[k] -= F.coeffs[k];
+    const mbt_vec3 p_RoBo = mbt__p_RoBo_W(tree, ctx, n);
+    if (F1) mbt__subtract_force_at_Ro(p_RoBo, &F1[n], &aba->Z[host]);
+    if (F2) mbt__subtract_force_at_Ro(p_RoBo, &F2[n], &aba->Z[host]);
   }
 }
 
@@ -261,7 +262,7 @@ static inline void solve_D(const mbt_aba_cache* aba, const mbt_local_node* L, mb
  * the gyroscopic force Z_i = V_i ×* I_i·V_i. */
 static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
-  mbt__velocity_kinematics_node(tree, ctx, i, &aba->c[i]);
+  mbt__velocity_kinematics_node(tree, ctx, i, &ctx->vc.c[i]);
   if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) return;
   const mbt_spatial_velocity* V = &ctx->vc.V[i];
   mbt__moments_net_force(&aba->I_Ro[i], V->w, V->v, NULL, NULL, &aba->Z[i].tau, &aba->Z[i].f);
@@ -299,7 +300,7 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
   }
   if (!to_parent) return MBT_OK;
   mbt_real Pc[6];
-  abi_mul(&aba->P[i], aba->c[i].coeffs, Pc);
+  abi_mul(&aba->P[i], ctx->vc.c[i].coeffs, Pc);
   if (free) {
     const mbt_spatial_force* U = &aba->U[L->v_start];
     mbt_real x[6];
@@ -322,7 +323,7 @@ static void aba_accelerations(const mbt_tree* tree, mbt_context* ctx, mbt_vec3 a
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     mbt_spatial_acceleration* A = &aba->A[i];
-    for (int r = 0; r < 6; ++r) A->coeffs[r] = aba->A[L->parent].coeffs[r] + aba->c[i].coeffs[r];
+    for (int r = 0; r < 6; ++r) A->coeffs[r] = aba->A[L->parent].coeffs[r] + ctx->vc.c[i].coeffs[r];
     mbt_real* vd = vdot + L->v_start;
     if (!(aba->flags[i] & MBT__ABA_FREE)) {
       for (int k = 0; k < L->nv; ++k) vd[k] = 0;
@@ -368,7 +369,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     if (factor) aba_node_position(tree, ctx, i);
     aba_node_velocity(tree, ctx, i);
   }
-  ctx->position_valid = ctx->velocity_valid = true;
+  ctx->position_valid = ctx->velocity_valid = ctx->velocity_products_valid = true;
   if (factor) ctx->inertia_valid = true;
   if (forces || Fapp_Bo_W) subtract_body_forces(tree, ctx, forces ? forces->F_BBo_W : NULL, Fapp_Bo_W);
   for (int i = nl - 1; i > 0; --i) {

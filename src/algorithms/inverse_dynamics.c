@@ -30,8 +30,7 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
     for (int node = 1; node < tree->num_nodes; ++node) {
       const int host = tree->nodes[node].host;
       if (host == 0) continue;
-      const mbt_spatial_force Fa = mbt__body_force_at_Ro(tree, ctx, node, Fapp_Bo_W, NULL);
-      for (int k = 0; k < 6; ++k) F[host].coeffs[k] -= Fa.coeffs[k];
+      mbt__subtract_force_at_Ro(mbt__p_RoBo_W(tree, ctx, node), &Fapp_Bo_W[node], &F[host]);
     }
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
@@ -214,12 +213,9 @@ static mbt_spatial_force welded_body_force(const mbt_tree* tree, const mbt_conte
   mbt__body_moments_at_Ro(tree, ctx, node, &I);
   const mbt_spatial_acceleration* A = &ctx->aba.A[host];
   const mbt_spatial_velocity* V = &ctx->vc.V[host];
-  mbt_vec3 t, f;
-  mbt__moments_net_force(&I, V->w, V->v, &A->alpha, &A->a, &t, &f);
-  const mbt_spatial_force Fa = mbt__body_force_at_Ro(tree, ctx, node, Fapp_Bo_W, NULL);
   mbt_spatial_force F;
-  F.tau = mbt_vec3_sub(t, Fa.tau);
-  F.f = mbt_vec3_sub(f, Fa.f);
+  mbt__moments_net_force(&I, V->w, V->v, &A->alpha, &A->a, &F.tau, &F.f);
+  if (Fapp_Bo_W) mbt__subtract_force_at_Ro(mbt__p_RoBo_W(tree, ctx, node), &Fapp_Bo_W[node], &F);
   return F;
 }
 

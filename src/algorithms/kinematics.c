@@ -156,19 +156,22 @@ void mbt__add_general_joint_bias(const mbt_tree* tree, const mbt_context* ctx, i
 void mbt__calc_local_accelerations(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
                                    mbt_spatial_acceleration* A) {
   mbt__ensure_position_kinematics(tree, ctx);
+  const bool velocity_cached = ctx->velocity_valid && ctx->velocity_products_valid;
   for (int r = 0; r < 6; ++r) A[0].coeffs[r] = 0;
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
-    mbt_spatial_acceleration c;
-    c.alpha = c.a = mbt_vec3_zero();
-    if (use_v) mbt__velocity_kinematics_node(tree, ctx, i, &c);
-    for (int r = 0; r < 6; ++r) A[i].coeffs[r] = A[L->parent].coeffs[r] + c.coeffs[r];
+    if (use_v) {
+      if (!velocity_cached) mbt__velocity_kinematics_node(tree, ctx, i, &ctx->vc.c[i]);
+      for (int r = 0; r < 6; ++r) A[i].coeffs[r] = A[L->parent].coeffs[r] + ctx->vc.c[i].coeffs[r];
+    } else {
+      A[i] = A[L->parent];
+    }
     if (!vdot) continue;
     const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
     for (int k = 0; k < L->nv; ++k)
       for (int r = 0; r < 6; ++r) A[i].coeffs[r] += S[k].coeffs[r] * vdot[L->v_start + k];
   }
-  if (use_v) ctx->velocity_valid = true;
+  if (use_v) ctx->velocity_valid = ctx->velocity_products_valid = true;
 }
 
 /* ---- a body's quantities from its host --------------------------------------------------- */
@@ -182,14 +185,6 @@ void mbt__body_moments_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int n
   mbt_inertia_moments I_W;
   mbt__moments_reexpress(&I_B, &R_WB, &I_W);
   mbt__moments_shift_to(&I_W, mbt__p_RoBo_W(tree, ctx, node), I);
-}
-
-mbt_spatial_force mbt__body_force_at_Ro(const mbt_tree* tree, const mbt_context* ctx, int node,
-                                        const mbt_spatial_force* Fa, const mbt_spatial_force* Fb) {
-  mbt_spatial_force F;
-  for (int k = 0; k < 6; ++k) F.coeffs[k] = (Fa ? Fa[node].coeffs[k] : 0) + (Fb ? Fb[node].coeffs[k] : 0);
-  F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(mbt__p_RoBo_W(tree, ctx, node), F.f));
-  return F;
 }
 
 /* M_Bo_W = {m, R_WB·p_BoBcm_B, R_WB·G_BBo_B·R_WBᵀ}: with A = R·G, the six entries

@@ -35,12 +35,15 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->damping);
   free(ctx->M_BBo_B);
   free(ctx->I_Mo_M);
+  free(ctx->mp_BoBcm_M);
+  free(ctx->mp_BoBcm_W);
   free(ctx->joint_locked);
   free(ctx->v_locked);
   free(ctx->pc.X_WM);
   free(ctx->pc.p_WoRo);
   free(ctx->pc.H);
   free(ctx->vc.V);
+  free(ctx->vc.c);
   free(ctx->ac.A_WB);
   free(ctx->aba.I_Ro);
   free(ctx->aba.Ic_trace);
@@ -49,7 +52,6 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->aba.U);
   free(ctx->aba.D_inv);
   free(ctx->aba.D_LLT);
-  free(ctx->aba.c);
   free(ctx->aba.Z);
   free(ctx->aba.e);
   free(ctx->aba.A);
@@ -77,6 +79,8 @@ static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool*
   ctx->damping = alloc(nv, sizeof(mbt_real), failed);
   ctx->M_BBo_B = alloc(nn, sizeof(mbt_spatial_inertia), failed);
   ctx->I_Mo_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_moments), failed);
+  ctx->mp_BoBcm_M = alloc(nn, sizeof(mbt_vec3), failed);
+  ctx->mp_BoBcm_W = alloc(nn, sizeof(mbt_vec3), failed);
   ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), failed);
   ctx->v_locked = alloc(nv, sizeof(bool), failed);
   const size_t nl = (size_t)tree->num_local_nodes;
@@ -84,6 +88,7 @@ static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool*
   ctx->pc.p_WoRo = alloc(nl, sizeof(mbt_vec3), failed);
   ctx->pc.H = alloc(nv, sizeof(mbt_spatial_velocity), failed);
   ctx->vc.V = alloc(nl, sizeof(mbt_spatial_velocity), failed);
+  ctx->vc.c = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
   ctx->ac.A_WB = alloc(nn, sizeof(mbt_spatial_acceleration), failed);
 }
 
@@ -97,7 +102,6 @@ static void alloc_aba_cache(const mbt_tree* tree, mbt_aba_cache* aba, bool* fail
   aba->U = alloc(nv, sizeof(mbt_spatial_force), failed);
   aba->D_inv = alloc(nv, sizeof(mbt_real), failed);
   aba->D_LLT = alloc(6 * nv, sizeof(mbt_real), failed);
-  aba->c = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
   aba->Z = alloc(nl, sizeof(mbt_spatial_force), failed);
   aba->e = alloc(nv, sizeof(mbt_real), failed);
   aba->A = alloc(nl, sizeof(mbt_spatial_acceleration), failed);
@@ -206,12 +210,18 @@ static void moments_add_body(mbt_inertia_moments* I, const mbt_spatial_inertia* 
   I->m += m;
 }
 
+/* m·R_HB·p_BoBcm_B: the body's first mass moment about Bo, in its host's frame H. */
+static mbt_vec3 body_first_moment_in_host(const mbt_spatial_inertia* M_SBo_B, const mbt_transform* X_HB) {
+  return mbt_vec3_scale(mbt_mat3_mul_vec(&X_HB->R, M_SBo_B->p_PScm_E), M_SBo_B->mass);
+}
+
 void mbt__context_update_all_inertias(mbt_context* ctx) {
   const mbt_tree* tree = ctx->tree;
   memset(ctx->I_Mo_M, 0, (size_t)tree->num_local_nodes * sizeof *ctx->I_Mo_M);
   for (int n = 1; n < tree->num_nodes; ++n) {
     const mbt_node* nd = &tree->nodes[n];
     moments_add_body(&ctx->I_Mo_M[nd->host], &ctx->M_BBo_B[n], &nd->X_HB);
+    ctx->mp_BoBcm_M[n] = body_first_moment_in_host(&ctx->M_BBo_B[n], &nd->X_HB);
   }
   mbt__context_invalidate_inertias(ctx);
 }
@@ -226,6 +236,7 @@ void mbt__context_update_body_inertia(mbt_context* ctx, int node) {
   memset(I, 0, sizeof *I);
   for (int n = first; n < end; ++n)
     if (tree->nodes[n].host == host) moments_add_body(I, &ctx->M_BBo_B[n], &tree->nodes[n].X_HB);
+  ctx->mp_BoBcm_M[node] = body_first_moment_in_host(&ctx->M_BBo_B[node], &tree->nodes[node].X_HB);
   mbt__context_invalidate_inertias(ctx);
 }
 
@@ -286,6 +297,7 @@ int mbt_context_copy_state(mbt_context* dst, const mbt_context* src) {
   dst->any_locked = src->any_locked;
   memcpy(dst->M_BBo_B, src->M_BBo_B, (size_t)tree->num_nodes * sizeof *dst->M_BBo_B);
   memcpy(dst->I_Mo_M, src->I_Mo_M, (size_t)tree->num_local_nodes * sizeof *dst->I_Mo_M);
+  memcpy(dst->mp_BoBcm_M, src->mp_BoBcm_M, (size_t)tree->num_nodes * sizeof *dst->mp_BoBcm_M);
   dst->g_W = src->g_W;
   mbt__context_invalidate_q(dst);
   return MBT_OK;

@@ -10,6 +10,8 @@
  *   I_Mo_M[local]   the sum over the bodies carried by the local node (its own and every body
  *                   welded to it, mbt_node.host = local) of M_BBo_B moved by mbt_node.X_HB, about
  *                   Mo in M, by moments (mbt_inertia_moments); I_Mo_M[0] (the world) is unused;
+ *   mp_BoBcm_M[node] the body's first mass moment about Bo in its host's frame M,
+ *                   m·R_MB·p_BoBcm_B (the gravity force elements' constant), with I_Mo_M;
  *   damping[v]      joint damping per velocity (the joint's default damping; 0 without a joint);
  *   g_W             the uniform gravity field (force element 0, mbt_tree_gravity).
  * A change of M_BBo_B[node] must be followed by mbt__context_update_body_inertia(ctx, node), which
@@ -39,6 +41,9 @@ typedef struct {
 
 typedef struct {
   mbt_spatial_velocity* V;      /* [local] V_WM at Ro: [w_WM; velocity of the point of M at Ro] */
+  mbt_spatial_acceleration* c;  /* [local] velocity-product acceleration c = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇),
+                                   valid with ctx->velocity_products_valid (computed by the
+                                   accelerations and the ABA, not by the velocity kinematics alone) */
 } mbt_velocity_cache;
 
 typedef struct {
@@ -65,7 +70,6 @@ typedef struct {
   mbt_spatial_force* U;              /* [nv] U = P·S columns */
   mbt_real* D_inv;                   /* [nv] 1/D of one-column mobilizers */
   mbt_real* D_LLT;                   /* [6·nv] Cholesky of D = Sᵀ·P·S, nv×nv at 6·v_start (nv ≥ 2) */
-  mbt_spatial_acceleration* c;       /* [local] velocity-product acceleration Ṡ·q̇ */
   mbt_spatial_force* Z;              /* [local] articulated bias force (Zplus goes straight into
                                         the parent's) */
   mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
@@ -94,6 +98,8 @@ struct mbt_context {
   /* parameters (above) */
   mbt_spatial_inertia* M_BBo_B; /* [num_nodes] body inertias about Bo, in B */
   mbt_inertia_moments* I_Mo_M;  /* [num_local_nodes] merged inertias of the local nodes, about Mo, in M */
+  mbt_vec3* mp_BoBcm_M;         /* [num_nodes] m·R_MB·p_BoBcm_B, M the host's frame */
+  mbt_vec3* mp_BoBcm_W;         /* [num_nodes] m·p_BoBcm_W = R_WM·mp_BoBcm_M (force_elements.c), a cache */
   mbt_real* damping;            /* [nv] per-context joint damping */
   mbt_vec3 g_W;                 /* uniform gravity */
   bool* joint_locked;           /* [num_joints] */
@@ -102,6 +108,8 @@ struct mbt_context {
   /* cache validity */
   bool position_valid, velocity_valid, aba_position_valid;
   bool inertia_valid;           /* aba.I_Ro (q and the inertias unchanged) */
+  bool velocity_products_valid; /* vc.c (q and v unchanged) */
+  bool gravity_moments_valid;   /* mp_BoBcm_W (q and the inertias unchanged) */
   mbt_position_cache pc;
   mbt_velocity_cache vc;
   mbt_acceleration_cache ac;
@@ -141,13 +149,19 @@ static inline void mbt__context_invalidate_q(mbt_context* ctx) {
   ctx->aba_position_valid = false;
   ctx->inertia_valid = false;
   ctx->sincos_valid = false;
+  ctx->velocity_products_valid = false;
+  ctx->gravity_moments_valid = false;
 }
-static inline void mbt__context_invalidate_v(mbt_context* ctx) { ctx->velocity_valid = false; }
+static inline void mbt__context_invalidate_v(mbt_context* ctx) {
+  ctx->velocity_valid = false;
+  ctx->velocity_products_valid = false;
+}
 /* Called by every setter of an inertia parameter: the kinematics stay valid, the articulated
  * inertias do not. */
 static inline void mbt__context_invalidate_inertias(mbt_context* ctx) {
   ctx->aba_position_valid = false;
   ctx->inertia_valid = false;
+  ctx->gravity_moments_valid = false;
 }
 
 /* After ctx->M_BBo_B[node] changed (node ≥ 1, a body node): recomputes ctx->I_Mo_M of the local
