@@ -25,9 +25,14 @@ typedef mbt_real mbt_v6[6];
  * that its multiply-adds are fused). -DMBT_NO_AVX2 builds the baseline alone. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
 #define MBT_DERIV_AVX2 1
+#if defined(__clang__)
+#define MBT_DERIV_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"))) /* clang fuses within statements */
+#else
+#define MBT_DERIV_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#endif
 #define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
   static void name##_base params { name##_body body_args; }                     \
-  __attribute__((target("avx2,fma"), optimize("fp-contract=fast"))) static void name##_avx2 params { \
+  MBT_DERIV_AVX2_ATTRIBUTES static void name##_avx2 params {                     \
     name##_body body_args;                                                      \
   }                                                                             \
   static void name params {                                                     \
