@@ -196,7 +196,7 @@ static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
  * w_k = L_jk·d_k, d_j = P_jj − Σ_{k<j} w_k·L_jk and L_ij = (P_ij − Σ_{k<j} L_ik·w_k)/d_j (i > j).
  * LD holds L below the diagonal and 1/d_j on it. Returns the first row whose pivot d_j is not
  * above MBT__CHOLESKY_RTOL·scale[j] (d_j in *pivot), or −1. */
-static int ldlt6_factor(const mbt_spatial_force* P, const mbt_real* scale, mbt_real* LD, mbt_real* pivot) {
+static inline int ldlt6_factor(const mbt_spatial_force* P, const mbt_real* scale, mbt_real* LD, mbt_real* pivot) {
   mbt_real d[6];
   for (int j = 0; j < 6; ++j) {
     const mbt_real* Lj = LD + 6 * j;
