@@ -121,6 +121,13 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
     }
   }
   const mbt_vec3 p = L->X_AF.p;
+  s->R_AM = R;
+  s->p_AoMo_A = p;
+  if (L->parent == 0) {  /* V_A = 0, α_A = 0: w = ẑ·q̇, v = 0, α = ẑ·q̈, a = Rᵀ·a_A */
+    s->V.w = mbt_vec3_make(0, 0, qd), s->V.v = mbt_vec3_zero();
+    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = mbt_mat3_tmul_vec(&R, sA->A.a);
+    return;
+  }
   const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
   mbt_vec3 w = mbt_mat3_tmul_vec(&R, wA);
   const mbt_vec3 v = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(wA, p)));
@@ -129,8 +136,6 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
   w.v[2] += qd;
   al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
   a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
-  s->R_AM = R;
-  s->p_AoMo_A = p;
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
