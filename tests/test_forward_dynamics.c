@@ -506,6 +506,41 @@ static void test_singular_articulated_inertia(void** state) {
   check_singular(true, "body 'A'");
 }
 
+/* A floating base (quaternion-floating from the world, S = I₆, its D factored as L·diag(d)·Lᵀ):
+ * a point mass at Bo has no rotational inertia, so D is singular; a regular body on the same
+ * joint gives v̇ = M⁻¹·(tau − C·v) as through the mass matrix. */
+static void test_floating_base_pivots(void** state) {
+  (void)state;
+  for (int point_mass = 0; point_mass < 2; ++point_mass) {
+    mbt_tree* tree = mbt_tree_create();
+    tu_seed(13);
+    mbt_spatial_inertia M = tu_rand_inertia();
+    if (point_mass) {
+      M = massless();
+      M.mass = 2.5;
+    }
+    const int b = mbt_tree_add_rigid_body_unchecked(tree, "B", &M);
+    assert_true(b > 0);
+    assert_true(mbt_tree_add_quaternion_floating_joint(tree, "free", 0, NULL, b, NULL, NULL) >= 0);
+    assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+    mbt_context* ctx = mbt_context_create(tree);
+    tu_rand_state(tree, ctx);
+    mbt_real vdot[6] = {1, 2, 3, 4, 5, 6}, vdot_M[6];
+    if (point_mass) {
+      assert_int_equal(mbt_calc_forward_dynamics(tree, ctx, NULL, NULL, vdot), MBT_ERR_SINGULAR);
+      assert_non_null(strstr(mbt_context_last_error(ctx), "body 'B': articulated inertia is singular"));
+      for (int k = 0; k < 6; ++k) assert_true(vdot[k] == k + 1);
+    } else {
+      const mbt_real tau[6] = {0.3, -1.2, 0.7, 2.0, -0.4, 1.1};
+      assert_int_equal(mbt_calc_forward_dynamics(tree, ctx, tau, NULL, vdot), MBT_OK);
+      assert_int_equal(mbt_calc_forward_dynamics_via_mass_matrix(tree, ctx, tau, NULL, vdot_M), MBT_OK);
+      for (int k = 0; k < 6; ++k) assert_true(mbt_abs(vdot[k] - vdot_M[k]) <= 1e-12 * (1 + mbt_abs(vdot_M[k])));
+    }
+    mbt_context_destroy(ctx);
+    mbt_tree_destroy(tree);
+  }
+}
+
 /* A massless body between two joints with different axes is not singular. */
 static void test_massless_intermediate_body_is_regular(void** state) {
   (void)state;
@@ -736,6 +771,7 @@ int main(void) {
       cmocka_unit_test(test_fd_against_reference),
       cmocka_unit_test(test_locked_joints_act_as_welds),
       cmocka_unit_test(test_singular_articulated_inertia),
+      cmocka_unit_test(test_floating_base_pivots),
       cmocka_unit_test(test_massless_intermediate_body_is_regular),
       cmocka_unit_test(test_translation_invariance),
       cmocka_unit_test(test_no_allocations),

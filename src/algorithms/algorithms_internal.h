@@ -195,6 +195,11 @@ static inline void mbt__velocity_kinematics_node(const mbt_tree* tree, mbt_conte
   V->w = mbt_vec3_add(VA->w, wJ);
   V->v = mbt_vec3_add(VA->v, vJ);
   if (!c) return;
+  if (L->S_is_identity) {  /* V_λ = 0, Ḣ_FM = 0, A_FM(v̇ = 0) = 0: c = [0; −w × v] (mbt__add_general_joint_bias) */
+    c->alpha = mbt_vec3_zero();
+    c->a = mbt_vec3_neg(mbt_vec3_cross(wJ, vJ));
+    return;
+  }
   c->alpha = mbt_vec3_cross(VA->w, wJ);
   c->a = mbt_vec3_add(mbt_vec3_cross(VA->w, vJ), mbt_vec3_cross(VA->v, wJ));
   if (L->type != MBT_MOBILIZER_REVOLUTE && L->type != MBT_MOBILIZER_PRISMATIC && L->type != MBT_MOBILIZER_SCREW)

@@ -101,6 +101,15 @@ static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* 
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
+/* local_motion for a node hanging from the world (V_A = 0, α_A = 0): v_M = vJ and, as
+ * vJ × vJ = 0, a_M = [ȧJ_α; Rᵀ·a_A + ȧJ_a]. */
+static inline void local_motion_from_world(const mbt_local_scratch* sA, mbt_local_scratch* s,
+                                           const mbt_spatial_velocity* vJ, const mbt_spatial_acceleration* aJ) {
+  s->V = *vJ;
+  s->A.alpha = aJ->alpha;
+  s->A.a = mbt_vec3_add(mbt_mat3_tmul_vec(&s->R_AM, sA->A.a), aJ->a);
+}
+
 /* local_joint and local_motion for a revolute node, about ẑ, without the zero terms:
  *   R_AM = R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z) (12 products),
  *   p_AoMo_A = p_AF, vJ = [ẑ·q̇; 0], ȧJ = [ẑ·q̈; 0], and with x × ẑ = (x_y, −x_x, 0):
@@ -121,6 +130,13 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
     }
   }
   const mbt_vec3 p = L->X_AF.p;
+  s->R_AM = R;
+  s->p_AoMo_A = p;
+  if (L->parent == 0) {  /* V_A = 0, α_A = 0: w = ẑ·q̇, v = 0, α = ẑ·q̈, a = Rᵀ·a_A */
+    s->V.w = mbt_vec3_make(0, 0, qd), s->V.v = mbt_vec3_zero();
+    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = mbt_mat3_tmul_vec(&R, sA->A.a);
+    return;
+  }
   const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
   mbt_vec3 w = mbt_mat3_tmul_vec(&R, wA);
   const mbt_vec3 v = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(wA, p)));
@@ -129,8 +145,6 @@ static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node*
   w.v[2] += qd;
   al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
   a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
-  s->R_AM = R;
-  s->p_AoMo_A = p;
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
@@ -174,7 +188,8 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
       mbt_spatial_velocity vJ;
       mbt_spatial_acceleration aJ;
       local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
-      local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+      if (L->parent == 0) local_motion_from_world(&S[0], &S[i], &vJ, &aJ);
+      else local_motion(&S[L->parent], &S[i], &vJ, &aJ);
     }
     local_force(&ctx->I_Mo_M[i], &S[i]);
   }
