@@ -102,8 +102,8 @@ static int check_new_force(const mbt_tree* tree, const char* what, const char* n
 }
 
 static int commit_force(mbt_tree* tree, const char* what, const char* name, const mbt_force_element* e) {
-  char* copy = mbt__tree_name(tree, name, NULL);
-  if (!copy || mbt__tree_reserve(tree, 0, 0, 0, 1))
+  char* copy;
+  if (mbt__tree_reserve(tree, 0, 0, 0, 1) || !(copy = mbt__tree_name(tree, name, NULL)))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
   int i = tree->num_forces;
   tree->forces[i] = *e;

@@ -33,13 +33,6 @@ void mbt__tree_clear_error(const mbt_tree* tree) {
 
 const char* mbt_tree_last_error(const mbt_tree* tree) { return tree ? tree->error : ""; }
 
-char* mbt__strdup(const char* s) {
-  size_t n = strlen(s) + 1;
-  char* c = malloc(n);
-  if (c) memcpy(c, s, n);
-  return c;
-}
-
 char* mbt__tree_name(mbt_tree* tree, const char* name, const char* suffix) {
   return mbt__arena_concat(&tree->arena, name, suffix);
 }
@@ -346,8 +339,8 @@ static int add_body(mbt_tree* tree, const char* name, const mbt_spatial_inertia*
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a frame named '%s' already exists (the body frame takes "
                            "the body's name)", what, name);
   if ((s = check_inertia(tree, what, M_BBo_B, full))) return s;
-  char* body_name = mbt__tree_name(tree, name, NULL); /* the body's and its frame's */
-  if (!body_name || reserve_bodies(tree, 1) || mbt__tree_reserve(tree, 1, 0, 0, 0))
+  char* body_name; /* the body's and its frame's */
+  if (reserve_bodies(tree, 1) || mbt__tree_reserve(tree, 1, 0, 0, 0) || !(body_name = mbt__tree_name(tree, name, NULL)))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
   int body = tree->num_bodies;
   int frame = tree->num_frames;
@@ -459,8 +452,8 @@ int mbt_tree_add_fixed_offset_frame(mbt_tree* tree, const char* name, int parent
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a frame with this name already exists", what);
   if (!X_PF) return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the pose X_PF is missing", what);
   if ((s = mbt__check_transform(tree, what, "X_PF", X_PF))) return s;
-  char* copy = mbt__tree_name(tree, name, NULL);
-  if (!copy || mbt__tree_reserve(tree, 1, 0, 0, 0))
+  char* copy;
+  if (mbt__tree_reserve(tree, 1, 0, 0, 0) || !(copy = mbt__tree_name(tree, name, NULL)))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
   return mbt__append_frame(tree, copy, parent_frame, X_PF);
 }
@@ -561,8 +554,8 @@ int mbt_tree_add_mobilizer(mbt_tree* tree, const char* name, mbt_mobilizer_type 
   if (type_has_axis(type) && (s = mbt__check_axis(tree, what, axis, &unit))) return s;
   if (type == MBT_MOBILIZER_SCREW && !mbt_isfinite(screw_pitch))
     return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the screw pitch is not finite", what);
-  char* copy = mbt__tree_name(tree, name, NULL);
-  if (!copy || mbt__tree_reserve(tree, 0, 1, 0, 0))
+  char* copy;
+  if (mbt__tree_reserve(tree, 0, 1, 0, 0) || !(copy = mbt__tree_name(tree, name, NULL)))
     return mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
   return mbt__append_mobilizer(tree, copy, type, inboard_frame, outboard_frame, unit, screw_pitch, -1);
 }

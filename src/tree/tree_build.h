@@ -9,7 +9,6 @@
 
 #include "tree/tree_internal.h"
 
-char* mbt__strdup(const char* s);
 /* A copy of name followed by suffix (NULL for none) that lives as long as the tree (its name
  * arena; never freed alone), NULL if out of memory. */
 char* mbt__tree_name(mbt_tree* tree, const char* name, const char* suffix);
