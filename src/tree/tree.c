@@ -49,9 +49,8 @@ void mbt__describe(char* what, size_t size, const char* kind, const char* name) 
 /* Room for `need` elements: doubling (amortized O(1) per append), or exactly `need` when asked. */
 static int grow_to(void** array, int* cap, int need, size_t elem, bool exact) {
   if (need <= *cap) return MBT_OK;
-  int n = *cap > 0 ? *cap : 4;
+  int n = exact ? need : *cap > 0 ? *cap : 4;
   while (n < need) n = n > INT_MAX / 2 ? need : 2 * n;
-  if (exact) n = need;
   void* p = realloc(*array, (size_t)n * elem);
   if (!p) return MBT_ERR_NO_MEMORY;
   *array = p;
