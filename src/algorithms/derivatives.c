@@ -465,8 +465,7 @@ static void backward_unit_velocities(mbt_derivatives_workspace* ws, int i, mbt_r
  *   ∂tau_k/∂q_j = S_k·Φ_j,  ∂tau_k/∂v_j = S_k·Ω_j                          (row k: Sᵀ·Φ, Sᵀ·Ω)
  *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,
  *   ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k                   (row j: [SY, SI]ᵀ·[W, B], ·[−S, G]).
- * Each product is computed in 4×8 tiles (4 outputs a by 8 outputs b, held in registers), the
- * tiles that hold no pair skipped and those that hold some stored entry by entry. */
+ * One sweep over j per side: row k reads rows PHI and OMEGA of ws->J, column k rows SY and SI. */
 MBT_ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
                                                mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;

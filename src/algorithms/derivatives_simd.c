@@ -10,12 +10,12 @@
 #include <immintrin.h>
 #endif
 
-/* The rows j of X that can be nonzero in columns [k, k + 8): X_jk is zero unless j and k are on
+/* The rows j of X that can be nonzero in columns [k, k + w): X_jk is zero unless j and k are on
  * one path to the root, so for j < k unless k is in j's subtree (end_j > k) and for j ≥ k
  * beyond the subtrees of the columns (j ≥ je); returns je. */
-static int block_rows_end(const mbt_derivatives_workspace* ws, int k) {
+static inline int block_rows_end(const mbt_derivatives_workspace* ws, int k, int w) {
   int je = 0;
-  for (int c = k; c < k + 8; ++c) je = ws->end[c] > je ? ws->end[c] : je;
+  for (int c = k; c < k + w; ++c) je = ws->end[c] > je ? ws->end[c] : je;
   return je;
 }
 
@@ -24,7 +24,7 @@ static int block_rows_end(const mbt_derivatives_workspace* ws, int k) {
 static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k, const mbt_real* Minv,
                               const mbt_real* X, mbt_real* Y) {
   const size_t nv = (size_t)ws->nv;
-  const int je = block_rows_end(ws, k);
+  const int je = block_rows_end(ws, k, 8);
   mbt_real a[2][8] = {{0}};
   for (int j = 0; j < je; ++j) {
     if (ws->end[j] <= k) continue;
@@ -42,8 +42,7 @@ static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k,
 __attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) void neg_product_block_avx2_body(
     const mbt_derivatives_workspace* ws, int i, int k, int w, const mbt_real* Minv, const mbt_real* X, mbt_real* Y) {
   const size_t nv = (size_t)ws->nv;
-  int je = 0;
-  for (int c = k; c < k + w; ++c) je = ws->end[c] > je ? ws->end[c] : je;
+  const int je = block_rows_end(ws, k, w);
   __m256d a00 = _mm256_setzero_pd(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
   for (int j = 0; j < je; ++j) {
     if (ws->end[j] <= k) continue;
