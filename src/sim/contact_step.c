@@ -34,15 +34,13 @@ struct mbt__sim_contact {
   mbt_real* M;        /* [nv × nv], then its Cholesky factor */
   mbt_real* M_full;   /* [nv × nv] the mass matrix itself (SAP's cost) */
   mbt_real* v_star;   /* [nv] the free motion's velocities (SAP) */
-  int* nzJ;           /* [cap × nv] the dofs where contact i's rows of J are nonzero, */
-  int* nnzJ;          /* [cap] and their count (SAP) */
   mbt_real* R_t;      /* [cap] SAP's friction regularization */
   mbt_real* n0;       /* [cap] the normal impulses at the start of the step (SAP's friction bound) */
   mbt__sap_workspace sap;
   mbt_real* J;        /* [3cap × nv] */
   mbt_real* Z;        /* [3cap × nv] row r: L⁻ᵀ·J_rᵀ (M = Lᵀ·D·L, ltdl.c) */
   int* lambda;        /* [nv] the parent dof of each dof */
-  int* nz;            /* [cap × nv] the dofs where contact i's rows of Z are nonzero, */
+  int* nz;            /* [cap × nv] the dofs where contact i's rows of J or Z are nonzero, */
   int* nnz;           /* [cap] and their count */
   mbt_real* u;        /* [nv] Jᵀ·γ, then M⁻¹·Jᵀ·γ */
   mbt_real* W;        /* [3cap × 3cap] */
@@ -69,8 +67,6 @@ void mbt__sim_contact_destroy(struct mbt__sim_contact* c) {
   free(c->M);
   free(c->M_full);
   free(c->v_star);
-  free(c->nzJ);
-  free(c->nnzJ);
   free(c->R_t);
   free(c->n0);
   free(c->sap.H);
@@ -135,8 +131,6 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
   c->M = zalloc(n * n, sizeof(mbt_real), &failed);
   c->M_full = zalloc(n * n, sizeof(mbt_real), &failed);
   c->v_star = zalloc(n, sizeof(mbt_real), &failed);
-  c->nzJ = zalloc(cap * n, sizeof(int), &failed);
-  c->nnzJ = zalloc(cap, sizeof(int), &failed);
   c->R_t = zalloc(cap, sizeof(mbt_real), &failed);
   c->n0 = zalloc(cap, sizeof(mbt_real), &failed);
   c->sap.H = zalloc(n * n, sizeof(mbt_real), &failed);
@@ -280,10 +274,11 @@ static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star, 
   for (int k = 0; k < nv; ++k) c->u[k] = 1 / mbt_sqrt(c->M[(size_t)k * (size_t)nv + (size_t)k]);
   for (int i = 0; i < n; ++i) {
     mbt_real* z = c->Z + (size_t)(3 * i) * (size_t)nv;
+    const mbt_real* j = c->J + (size_t)(3 * i) * (size_t)nv;
     int* nz = c->nz + (size_t)i * (size_t)nv;
     c->nnz[i] = 0;
     for (int k = 0; k < nv; ++k)
-      if (z[k] != 0 || z[nv + k] != 0 || z[2 * nv + k] != 0) {
+      if (z[k] != 0 || z[nv + k] != 0 || z[2 * nv + k] != 0 || j[k] != 0 || j[nv + k] != 0 || j[2 * nv + k] != 0) {
         nz[c->nnz[i]++] = k;
         for (int r = 0; r < 3; ++r) z[r * nv + k] *= c->u[k];
       }
@@ -420,18 +415,6 @@ static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int nc, i
   return ss;
 }
 
-/* The dofs where each contact's rows of J are nonzero. */
-static void jacobian_sparsity(struct mbt__sim_contact* c, int n) {
-  const int nv = c->nv;
-  for (int i = 0; i < n; ++i) {
-    const mbt_real* J = c->J + (size_t)(3 * i) * (size_t)nv;
-    int* nz = c->nzJ + (size_t)i * (size_t)nv;
-    c->nnzJ[i] = 0;
-    for (int k = 0; k < nv; ++k)
-      if (J[k] != 0 || J[nv + k] != 0 || J[2 * nv + k] != 0) nz[c->nnzJ[i]++] = k;
-  }
-}
-
 /* The normal impulse of each of the nc contacts at the start of the step, the friction bound of
  * the lagged model: n0 = h·k·max(0, φ − τ_d·v_n0), v_n0 = J_n·v0 (v0: the step's initial
  * velocities); 0 for the limit rows up to n. */
@@ -441,9 +424,9 @@ static void lagged_normal_impulses(struct mbt__sim_contact* c, int nc, int n, co
   for (int i = 0; i < nc; ++i) {
     const mbt__contact* ct = &c->det->contacts[i];
     const mbt_real* Jn = c->J + (size_t)(3 * i) * (size_t)nv;
-    const int* nz = c->nzJ + (size_t)i * (size_t)nv;
+    const int* nz = c->nz + (size_t)i * (size_t)nv;
     mbt_real vn0 = 0;
-    for (int t = 0; t < c->nnzJ[i]; ++t) vn0 += Jn[nz[t]] * v0[nz[t]];
+    for (int t = 0; t < c->nnz[i]; ++t) vn0 += Jn[nz[t]] * v0[nz[t]];
     c->n0[i] = h * ct->k * mbt_max(0, ct->r.depth - ct->tau_d * vn0);
   }
 }
@@ -454,11 +437,10 @@ static void lagged_normal_impulses(struct mbt__sim_contact* c, int nc, int n, co
 static mbt__contact_solver_stats solve_sap(struct mbt__sim_contact* c, int nc, int n, const mbt_real* v0, mbt_real* v,
                                            mbt_real h) {
   memcpy(c->v_star, v, sizeof(mbt_real) * (size_t)c->nv);
-  jacobian_sparsity(c, n);
   mbt__sap_friction_compliance(c->W, n, c->mu_d, c->R_t);
   lagged_normal_impulses(c, nc, n, v0, h);
   memcpy(v, v0, sizeof(mbt_real) * (size_t)c->nv);
-  const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nzJ, c->nnzJ, c->v_star,
+  const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nz, c->nnz, c->v_star,
                               c->b_n, c->R_n, c->R_t, c->mu_d, c->n0};
   return mbt__solve_contact_sap(&p, &c->opt[MBT_CONTACT_SOLVER_SAP], &c->sap, v);
 }
