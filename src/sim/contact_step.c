@@ -259,17 +259,14 @@ static int add_limit_rows(mbt_simulator* sim, struct mbt__sim_contact* c, int nc
 
 /* Z = J·L⁻¹·D^(−1/2) by rows (z_r = D^(−1/2)·L⁻ᵀ·j_r, nonzero only on the branches of the
  * contact's bodies), each contact's nonzero dofs, and W = Z·Zᵀ summed over them (only its
- * 3×3 diagonal blocks unless full); v_c* = J·v*. */
-static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star, bool full) {
+ * 3×3 diagonal blocks unless full). */
+static void delassus(struct mbt__sim_contact* c, int n, bool full) {
   const int nv = c->nv, n3 = 3 * n;
   for (int r = 0; r < n3; ++r) {
     const mbt_real* j = c->J + (size_t)r * (size_t)nv;
     mbt_real* z = c->Z + (size_t)r * (size_t)nv;
     memcpy(z, j, sizeof(mbt_real) * (size_t)nv);
     mbt__ltdl_solve_lt(c->M, nv, c->lambda, z);
-    mbt_real s = 0;
-    for (int k = 0; k < nv; ++k) s += j[k] * v_star[k];
-    c->vc_star[r] = s;
   }
   for (int k = 0; k < nv; ++k) c->u[k] = 1 / mbt_sqrt(c->M[(size_t)k * (size_t)nv + (size_t)k]);
   for (int i = 0; i < n; ++i) {
@@ -296,8 +293,8 @@ static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star, 
   }
 }
 
-/* J, W = J·M⁻¹·Jᵀ, v_c* = J·v*, and the normal law's b_n and R_n, for the nc contacts then the
- * joint limits; returns the limits' count in *nl. */
+/* J, W = J·M⁻¹·Jᵀ (its 3×3 diagonal blocks alone for SAP), and the normal law's b_n and R_n,
+ * for the nc contacts then the joint limits; returns the limits' count in *nl. */
 static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h,
                     int* nl) {
   const int nv = c->nv;
@@ -318,7 +315,7 @@ static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, cons
     c->mu_d[i] = ct->mu_d;
   }
   *nl = add_limit_rows(sim, c, nc, v_star, h);
-  delassus(c, nc + *nl, v_star, c->method == MBT_CONTACT_SOLVER_PGS);
+  delassus(c, nc + *nl, c->method == MBT_CONTACT_SOLVER_PGS);
   return MBT_OK;
 }
 
@@ -404,9 +401,17 @@ static void add_impulse_velocity(struct mbt__sim_contact* c, int n, mbt_real* v)
   for (int k = 0; k < nv; ++k) v[k] += c->u[k];
 }
 
-/* Projected Gauss–Seidel on the impulses (contact_solver.c), warm-started from the last step's
- * impulses (the limit rows up to n from zero), then v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*. */
+/* Projected Gauss–Seidel on the impulses (contact_solver.c) from v_c* = J·v*, warm-started from
+ * the last step's impulses (the limit rows up to n from zero), then v⁺ = v* + M⁻¹·Jᵀ·γ in place
+ * of v*. */
 static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int nc, int n, mbt_real* v) {
+  const int nv = c->nv;
+  for (int r = 0; r < 3 * n; ++r) {
+    const mbt_real* j = c->J + (size_t)r * (size_t)nv;
+    mbt_real s = 0;
+    for (int k = 0; k < nv; ++k) s += j[k] * v[k];
+    c->vc_star[r] = s;
+  }
   warm_start(c, nc);
   for (int r = 3 * nc; r < 3 * n; ++r) c->gamma[r] = 0;
   const mbt__contact_problem p = {n, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
