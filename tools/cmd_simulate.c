@@ -386,9 +386,9 @@ static void set_default_pose(const mbt_tree* tree, mbt_context* ctx) {
   }
 }
 
-static void print_contact_summary(const mbt_simulator_stats* st, const sim_contact* c) {
+static void print_contact_summary(const mbt_simulator_stats* st, const sim_contact* c, bool pgs) {
   printf("contact: %d shapes, %ld contact points over all steps, %s solver: %ld iterations, largest residual %.2g",
-         mbt_contact_model_num_shapes(c->model), st->contact_points, c->pgs ? "PGS" : "SAP", st->contact_iterations,
+         mbt_contact_model_num_shapes(c->model), st->contact_points, pgs ? "PGS" : "SAP", st->contact_iterations,
          st->contact_residual_max);
   if (st->contact_unconverged > 0) printf(", %ld steps stopped at the iteration limit", st->contact_unconverged);
   if (st->contacts_dropped > 0) printf(", %ld points beyond capacity dropped", st->contacts_dropped);
@@ -630,7 +630,7 @@ int mbt_cli_simulate(int argc, char** argv) {
   printf("time: %.6g s simulated in %.3f s wall", simulated, wall);
   if (wall > 0 && simulated > 0) printf(" (real-time factor %.3g)", simulated / wall);
   printf("\n");
-  if (contact.model) print_contact_summary(&st, &contact);
+  if (contact.model) print_contact_summary(&st, &contact, a.contact.pgs);
   printf("energy: %.9g J at start, %.9g J at end (change %+.3g J)\n", E0, E, E - E0);
   printf("joint limit events: %ld%s\n", st.limit_events,
          st.limit_events > 0 ? " (the limit penalty's damping dissipates energy at each)" : "");

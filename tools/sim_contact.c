@@ -166,7 +166,6 @@ bool sim_contact_attach(const char* cmd, mbt_simulator* sim, const mbt_context* 
     cli_error(cmd, "contact: %s", mbt_simulator_last_error(sim));
     return false;
   }
-  c->pgs = a->pgs;
   if (c->model && a->pgs && mbt_simulator_set_contact_solver_method(sim, MBT_CONTACT_SOLVER_PGS) != MBT_OK) {
     cli_error(cmd, "--contact-solver: %s", mbt_simulator_last_error(sim));
     return false;

@@ -29,7 +29,6 @@ bool sim_contact_check(const char* cmd, const sim_contact_args* a);
 typedef struct {
   mbt_contact_model* model;      /* NULL: no contact */
   double lift;                   /* how far the robot was raised onto the ground (m) */
-  bool pgs;                      /* --contact-solver pgs */
   /* the PD controller */
   const mbt_tree* tree;
   mbt_context* gctx;             /* gravity compensation's context */

@@ -130,7 +130,7 @@ typedef struct {
   int nv, num_contacts;
   const mbt_real* M;       /* [nv × nv] the mass matrix (both triangles) */
   const mbt_real* J;       /* [3nc × nv] contact Jacobian, rows n, t1, t2 per contact */
-  const int* nz;           /* [nc × nv] per contact, the dofs where its rows of J are nonzero, */
+  const int* nz;           /* [nc × nv] per contact, the dofs where its rows of J may be nonzero, */
   const int* nnz;          /* [nc] and their count */
   const mbt_real* v_star;  /* [nv] velocities without contact impulses */
   const mbt_real* b_n;     /* [nc] */

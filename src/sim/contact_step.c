@@ -34,15 +34,13 @@ struct mbt__sim_contact {
   mbt_real* M;        /* [nv × nv], then its Cholesky factor */
   mbt_real* M_full;   /* [nv × nv] the mass matrix itself (SAP's cost) */
   mbt_real* v_star;   /* [nv] the free motion's velocities (SAP) */
-  int* nzJ;           /* [cap × nv] the dofs where contact i's rows of J are nonzero, */
-  int* nnzJ;          /* [cap] and their count (SAP) */
   mbt_real* R_t;      /* [cap] SAP's friction regularization */
   mbt_real* n0;       /* [cap] the normal impulses at the start of the step (SAP's friction bound) */
   mbt__sap_workspace sap;
   mbt_real* J;        /* [3cap × nv] */
   mbt_real* Z;        /* [3cap × nv] row r: L⁻ᵀ·J_rᵀ (M = Lᵀ·D·L, ltdl.c) */
   int* lambda;        /* [nv] the parent dof of each dof */
-  int* nz;            /* [cap × nv] the dofs where contact i's rows of Z are nonzero, */
+  int* nz;            /* [cap × nv] the dofs where contact i's rows of J or Z are nonzero, */
   int* nnz;           /* [cap] and their count */
   mbt_real* u;        /* [nv] Jᵀ·γ, then M⁻¹·Jᵀ·γ */
   mbt_real* W;        /* [3cap × 3cap] */
@@ -69,8 +67,6 @@ void mbt__sim_contact_destroy(struct mbt__sim_contact* c) {
   free(c->M);
   free(c->M_full);
   free(c->v_star);
-  free(c->nzJ);
-  free(c->nnzJ);
   free(c->R_t);
   free(c->n0);
   free(c->sap.H);
@@ -135,8 +131,6 @@ static struct mbt__sim_contact* contact_create(const mbt_contact_model* model, i
   c->M = zalloc(n * n, sizeof(mbt_real), &failed);
   c->M_full = zalloc(n * n, sizeof(mbt_real), &failed);
   c->v_star = zalloc(n, sizeof(mbt_real), &failed);
-  c->nzJ = zalloc(cap * n, sizeof(int), &failed);
-  c->nnzJ = zalloc(cap, sizeof(int), &failed);
   c->R_t = zalloc(cap, sizeof(mbt_real), &failed);
   c->n0 = zalloc(cap, sizeof(mbt_real), &failed);
   c->sap.H = zalloc(n * n, sizeof(mbt_real), &failed);
@@ -265,25 +259,23 @@ static int add_limit_rows(mbt_simulator* sim, struct mbt__sim_contact* c, int nc
 
 /* Z = J·L⁻¹·D^(−1/2) by rows (z_r = D^(−1/2)·L⁻ᵀ·j_r, nonzero only on the branches of the
  * contact's bodies), each contact's nonzero dofs, and W = Z·Zᵀ summed over them (only its
- * 3×3 diagonal blocks unless full); v_c* = J·v*. */
-static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star, bool full) {
+ * 3×3 diagonal blocks unless full). */
+static void delassus(struct mbt__sim_contact* c, int n, bool full) {
   const int nv = c->nv, n3 = 3 * n;
   for (int r = 0; r < n3; ++r) {
     const mbt_real* j = c->J + (size_t)r * (size_t)nv;
     mbt_real* z = c->Z + (size_t)r * (size_t)nv;
     memcpy(z, j, sizeof(mbt_real) * (size_t)nv);
     mbt__ltdl_solve_lt(c->M, nv, c->lambda, z);
-    mbt_real s = 0;
-    for (int k = 0; k < nv; ++k) s += j[k] * v_star[k];
-    c->vc_star[r] = s;
   }
   for (int k = 0; k < nv; ++k) c->u[k] = 1 / mbt_sqrt(c->M[(size_t)k * (size_t)nv + (size_t)k]);
   for (int i = 0; i < n; ++i) {
     mbt_real* z = c->Z + (size_t)(3 * i) * (size_t)nv;
+    const mbt_real* j = c->J + (size_t)(3 * i) * (size_t)nv;
     int* nz = c->nz + (size_t)i * (size_t)nv;
     c->nnz[i] = 0;
     for (int k = 0; k < nv; ++k)
-      if (z[k] != 0 || z[nv + k] != 0 || z[2 * nv + k] != 0) {
+      if (z[k] != 0 || z[nv + k] != 0 || z[2 * nv + k] != 0 || j[k] != 0 || j[nv + k] != 0 || j[2 * nv + k] != 0) {
         nz[c->nnz[i]++] = k;
         for (int r = 0; r < 3; ++r) z[r * nv + k] *= c->u[k];
       }
@@ -301,8 +293,8 @@ static void delassus(struct mbt__sim_contact* c, int n, const mbt_real* v_star, 
   }
 }
 
-/* J, W = J·M⁻¹·Jᵀ, v_c* = J·v*, and the normal law's b_n and R_n, for the nc contacts then the
- * joint limits; returns the limits' count in *nl. */
+/* J, W = J·M⁻¹·Jᵀ (its 3×3 diagonal blocks alone for SAP), and the normal law's b_n and R_n,
+ * for the nc contacts then the joint limits; returns the limits' count in *nl. */
 static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, const mbt_real* v_star, mbt_real h,
                     int* nl) {
   const int nv = c->nv;
@@ -323,7 +315,7 @@ static int assemble(mbt_simulator* sim, struct mbt__sim_contact* c, int nc, cons
     c->mu_d[i] = ct->mu_d;
   }
   *nl = add_limit_rows(sim, c, nc, v_star, h);
-  delassus(c, nc + *nl, v_star, c->method == MBT_CONTACT_SOLVER_PGS);
+  delassus(c, nc + *nl, c->method == MBT_CONTACT_SOLVER_PGS);
   return MBT_OK;
 }
 
@@ -409,27 +401,23 @@ static void add_impulse_velocity(struct mbt__sim_contact* c, int n, mbt_real* v)
   for (int k = 0; k < nv; ++k) v[k] += c->u[k];
 }
 
-/* Projected Gauss–Seidel on the impulses (contact_solver.c), warm-started from the last step's
- * impulses (the limit rows up to n from zero), then v⁺ = v* + M⁻¹·Jᵀ·γ in place of v*. */
+/* Projected Gauss–Seidel on the impulses (contact_solver.c) from v_c* = J·v*, warm-started from
+ * the last step's impulses (the limit rows up to n from zero), then v⁺ = v* + M⁻¹·Jᵀ·γ in place
+ * of v*. */
 static mbt__contact_solver_stats solve_pgs(struct mbt__sim_contact* c, int nc, int n, mbt_real* v) {
+  const int nv = c->nv;
+  for (int r = 0; r < 3 * n; ++r) {
+    const mbt_real* j = c->J + (size_t)r * (size_t)nv;
+    mbt_real s = 0;
+    for (int k = 0; k < nv; ++k) s += j[k] * v[k];
+    c->vc_star[r] = s;
+  }
   warm_start(c, nc);
   for (int r = 3 * nc; r < 3 * n; ++r) c->gamma[r] = 0;
   const mbt__contact_problem p = {n, c->W, c->vc_star, c->b_n, c->R_n, c->mu_s, c->mu_d, c->sliding};
   const mbt__contact_solver_stats ss = mbt__solve_contact_problem(&p, &c->opt[MBT_CONTACT_SOLVER_PGS], c->gamma, c->vc);
   add_impulse_velocity(c, n, v);
   return ss;
-}
-
-/* The dofs where each contact's rows of J are nonzero. */
-static void jacobian_sparsity(struct mbt__sim_contact* c, int n) {
-  const int nv = c->nv;
-  for (int i = 0; i < n; ++i) {
-    const mbt_real* J = c->J + (size_t)(3 * i) * (size_t)nv;
-    int* nz = c->nzJ + (size_t)i * (size_t)nv;
-    c->nnzJ[i] = 0;
-    for (int k = 0; k < nv; ++k)
-      if (J[k] != 0 || J[nv + k] != 0 || J[2 * nv + k] != 0) nz[c->nnzJ[i]++] = k;
-  }
 }
 
 /* The normal impulse of each of the nc contacts at the start of the step, the friction bound of
@@ -441,9 +429,9 @@ static void lagged_normal_impulses(struct mbt__sim_contact* c, int nc, int n, co
   for (int i = 0; i < nc; ++i) {
     const mbt__contact* ct = &c->det->contacts[i];
     const mbt_real* Jn = c->J + (size_t)(3 * i) * (size_t)nv;
-    const int* nz = c->nzJ + (size_t)i * (size_t)nv;
+    const int* nz = c->nz + (size_t)i * (size_t)nv;
     mbt_real vn0 = 0;
-    for (int t = 0; t < c->nnzJ[i]; ++t) vn0 += Jn[nz[t]] * v0[nz[t]];
+    for (int t = 0; t < c->nnz[i]; ++t) vn0 += Jn[nz[t]] * v0[nz[t]];
     c->n0[i] = h * ct->k * mbt_max(0, ct->r.depth - ct->tau_d * vn0);
   }
 }
@@ -454,11 +442,10 @@ static void lagged_normal_impulses(struct mbt__sim_contact* c, int nc, int n, co
 static mbt__contact_solver_stats solve_sap(struct mbt__sim_contact* c, int nc, int n, const mbt_real* v0, mbt_real* v,
                                            mbt_real h) {
   memcpy(c->v_star, v, sizeof(mbt_real) * (size_t)c->nv);
-  jacobian_sparsity(c, n);
   mbt__sap_friction_compliance(c->W, n, c->mu_d, c->R_t);
   lagged_normal_impulses(c, nc, n, v0, h);
   memcpy(v, v0, sizeof(mbt_real) * (size_t)c->nv);
-  const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nzJ, c->nnzJ, c->v_star,
+  const mbt__sap_problem p = {c->nv, n, c->M_full, c->J, c->nz, c->nnz, c->v_star,
                               c->b_n, c->R_n, c->R_t, c->mu_d, c->n0};
   return mbt__solve_contact_sap(&p, &c->opt[MBT_CONTACT_SOLVER_SAP], &c->sap, v);
 }
@@ -479,7 +466,7 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   }
   int nl = 0;
   st = mbt_calc_mass_matrix(sim->tree, sim->work, c->M);
-  if (!st) memcpy(c->M_full, c->M, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
+  if (!st && c->method == MBT_CONTACT_SOLVER_SAP) memcpy(c->M_full, c->M, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
   if (!st) st = mbt__ltdl_factor(c->M, nv, c->lambda);
   if (!st) st = assemble(sim, c, nc, v, h, &nl);
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
