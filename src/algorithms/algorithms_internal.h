@@ -110,13 +110,16 @@ static inline void mbt__local_pose_and_H_Ro(const mbt_tree* tree, const mbt_cont
   H->v = mbt_vec3_cross(X_WM->p, H->w);
 }
 
+/* K·x for the symmetric second moment K = {xx, yy, zz, xy, xz, yz} of I = {m, h, K}. */
+static inline mbt_vec3 mbt__moments_K_mul(const mbt_inertia_moments* I, mbt_vec3 x) {
+  const mbt_real* K = I->K;
+  return mbt_vec3_make(K[0] * x.v[0] + K[3] * x.v[1] + K[4] * x.v[2], K[3] * x.v[0] + K[1] * x.v[1] + K[5] * x.v[2],
+                       K[4] * x.v[0] + K[5] * x.v[1] + K[2] * x.v[2]);
+}
+
 /* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about a point O, [w; v] at O. */
 static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, mbt_vec3* t, mbt_vec3* f) {
-  const mbt_real* K = I->K;
-  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
-                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
-                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
-  *t = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
+  *t = mbt_vec3_add(mbt__moments_K_mul(I, w), mbt_vec3_cross(I->h, v));
   *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
 }
 
@@ -127,20 +130,13 @@ static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mb
  * (no α, a: the gyroscopic force V ×* I·V alone). */
 static inline void mbt__moments_net_force(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, const mbt_vec3* al,
                                           const mbt_vec3* a, mbt_vec3* t, mbt_vec3* f) {
-  const mbt_real* K = I->K;
   const mbt_vec3 s = mbt_vec3_cross(w, v);
   const mbt_vec3 b = a ? mbt_vec3_add(*a, s) : s;
-  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
-                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
-                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
-  mbt_vec3 tt = mbt_vec3_add(mbt_vec3_cross(w, Kw), mbt_vec3_cross(I->h, b));
+  mbt_vec3 tt = mbt_vec3_add(mbt_vec3_cross(w, mbt__moments_K_mul(I, w)), mbt_vec3_cross(I->h, b));
   mbt_vec3 ff = mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
   if (al) {
-    const mbt_vec3 x = *al;
-    tt = mbt_vec3_add(tt, mbt_vec3_make(K[0] * x.v[0] + K[3] * x.v[1] + K[4] * x.v[2],
-                                        K[3] * x.v[0] + K[1] * x.v[1] + K[5] * x.v[2],
-                                        K[4] * x.v[0] + K[5] * x.v[1] + K[2] * x.v[2]));
-    ff = mbt_vec3_sub(ff, mbt_vec3_cross(I->h, x));
+    tt = mbt_vec3_add(tt, mbt__moments_K_mul(I, *al));
+    ff = mbt_vec3_sub(ff, mbt_vec3_cross(I->h, *al));
   }
   *t = tt;
   *f = ff;
