@@ -208,18 +208,20 @@ static void reexpress_inertia(const mbt_spatial_inertia* M_B, const mbt_mat3* R,
 }
 
 /* ---- public ------------------------------------------------------------------------------ */
-int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
-  int st = mbt__check_tree_context(tree, ctx, "calc_position_kinematics_cache");
+/* The position kinematics cache, recomputed unconditionally; `what` names the public caller. */
+static int calc_position_kinematics_checked(const mbt_tree* tree, mbt_context* ctx, const char* what) {
+  int st = mbt__check_tree_context(tree, ctx, what);
   if (st) return st;
   calc_position_kinematics(tree, ctx);
   return MBT_OK;
 }
 
+int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
+  return calc_position_kinematics_checked(tree, ctx, "calc_position_kinematics_cache");
+}
+
 int mbt_calc_forward_kinematics(const mbt_tree* tree, mbt_context* ctx) {
-  int st = mbt__check_tree_context(tree, ctx, "calc_forward_kinematics");
-  if (st) return st;
-  calc_position_kinematics(tree, ctx);
-  return MBT_OK;
+  return calc_position_kinematics_checked(tree, ctx, "calc_forward_kinematics");
 }
 
 int mbt_calc_velocity_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
