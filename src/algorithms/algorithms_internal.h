@@ -239,22 +239,19 @@ static inline mbt_spatial_velocity mbt__body_velocity_in_world(const mbt_tree* t
   V_WB.v = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, mbt__p_RoBo_W(tree, ctx, node)));
   return V_WB;
 }
-/* A_WB (at Bo, the acceleration of the point Bo) from the host's spatial acceleration A and
- * velocity V at Ro [Featherstone 2008, §2.11]: α_WB = α, a_WBo = a + α × p + w × (v + w × p),
- * p = p_RoBo (V = 0 unless use_v). */
-static inline mbt_spatial_acceleration mbt__body_acceleration_in_world(const mbt_tree* tree, const mbt_context* ctx,
-                                                                       int node, const mbt_spatial_acceleration* A,
-                                                                       bool use_v) {
-  const int host = tree->nodes[node].host;
-  const mbt_vec3 p = mbt__p_RoBo_W(tree, ctx, node);
-  mbt_spatial_acceleration A_WB;
-  A_WB.alpha = A[host].alpha;
-  A_WB.a = mbt_vec3_add(A[host].a, mbt_vec3_cross(A[host].alpha, p));
-  if (use_v) {
+/* A_WB of every body (at Bo, the acceleration of the point Bo) from its host's spatial
+ * acceleration A (per local node) and velocity ctx->vc.V at Ro [Featherstone 2008, §2.11]:
+ * α_WB = α, a_WBo = a + α × p + w × (v + w × p), p = p_RoBo. */
+static inline void mbt__body_accelerations_in_world(const mbt_tree* tree, const mbt_context* ctx,
+                                                    const mbt_spatial_acceleration* A, mbt_spatial_acceleration* A_WB) {
+  for (int node = 0; node < tree->num_nodes; ++node) {
+    const int host = tree->nodes[node].host;
+    const mbt_vec3 p = mbt__p_RoBo_W(tree, ctx, node);
     const mbt_spatial_velocity* V = &ctx->vc.V[host];
-    A_WB.a = mbt_vec3_add(A_WB.a, mbt_vec3_cross(V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, p))));
+    A_WB[node].alpha = A[host].alpha;
+    A_WB[node].a = mbt_vec3_add(A[host].a, mbt_vec3_cross(A[host].alpha, p));
+    A_WB[node].a = mbt_vec3_add(A_WB[node].a, mbt_vec3_cross(V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, p))));
   }
-  return A_WB;
 }
 /* The moments {m, h, K} of a body's inertia about Ro in W: M_BBo_B (K = m·G_BBo) re-expressed
  * by R_WB and shifted from Bo to Ro. */

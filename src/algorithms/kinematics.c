@@ -238,7 +238,7 @@ static void calc_body_accelerations(const mbt_tree* tree, mbt_context* ctx, cons
                                     mbt_spatial_acceleration* A_WB) {
   mbt_spatial_acceleration* A = ctx->aba.A;
   mbt__calc_local_accelerations(tree, ctx, true, vdot, A);
-  for (int node = 0; node < tree->num_nodes; ++node) A_WB[node] = mbt__body_acceleration_in_world(tree, ctx, node, A, true);
+  mbt__body_accelerations_in_world(tree, ctx, A, A_WB);
 }
 
 int mbt_calc_acceleration_kinematics_cache(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot) {
