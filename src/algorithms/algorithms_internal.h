@@ -110,13 +110,16 @@ static inline void mbt__local_pose_and_H_Ro(const mbt_tree* tree, const mbt_cont
   H->v = mbt_vec3_cross(X_WM->p, H->w);
 }
 
+/* K·x for the symmetric second moment K = {xx, yy, zz, xy, xz, yz} of I = {m, h, K}. */
+static inline mbt_vec3 mbt__moments_K_mul(const mbt_inertia_moments* I, mbt_vec3 x) {
+  const mbt_real* K = I->K;
+  return mbt_vec3_make(K[0] * x.v[0] + K[3] * x.v[1] + K[4] * x.v[2], K[3] * x.v[0] + K[1] * x.v[1] + K[5] * x.v[2],
+                       K[4] * x.v[0] + K[5] * x.v[1] + K[2] * x.v[2]);
+}
+
 /* I·[w; v] = [K·w + h × v; m·v − h × w] for I by its moments {m, h, K} about a point O, [w; v] at O. */
 static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, mbt_vec3* t, mbt_vec3* f) {
-  const mbt_real* K = I->K;
-  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
-                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
-                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
-  *t = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
+  *t = mbt_vec3_add(mbt__moments_K_mul(I, w), mbt_vec3_cross(I->h, v));
   *f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
 }
 
@@ -127,20 +130,13 @@ static inline void mbt__moments_mul(const mbt_inertia_moments* I, mbt_vec3 w, mb
  * (no α, a: the gyroscopic force V ×* I·V alone). */
 static inline void mbt__moments_net_force(const mbt_inertia_moments* I, mbt_vec3 w, mbt_vec3 v, const mbt_vec3* al,
                                           const mbt_vec3* a, mbt_vec3* t, mbt_vec3* f) {
-  const mbt_real* K = I->K;
   const mbt_vec3 s = mbt_vec3_cross(w, v);
   const mbt_vec3 b = a ? mbt_vec3_add(*a, s) : s;
-  const mbt_vec3 Kw = mbt_vec3_make(K[0] * w.v[0] + K[3] * w.v[1] + K[4] * w.v[2],
-                                    K[3] * w.v[0] + K[1] * w.v[1] + K[5] * w.v[2],
-                                    K[4] * w.v[0] + K[5] * w.v[1] + K[2] * w.v[2]);
-  mbt_vec3 tt = mbt_vec3_add(mbt_vec3_cross(w, Kw), mbt_vec3_cross(I->h, b));
+  mbt_vec3 tt = mbt_vec3_add(mbt_vec3_cross(w, mbt__moments_K_mul(I, w)), mbt_vec3_cross(I->h, b));
   mbt_vec3 ff = mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
   if (al) {
-    const mbt_vec3 x = *al;
-    tt = mbt_vec3_add(tt, mbt_vec3_make(K[0] * x.v[0] + K[3] * x.v[1] + K[4] * x.v[2],
-                                        K[3] * x.v[0] + K[1] * x.v[1] + K[5] * x.v[2],
-                                        K[4] * x.v[0] + K[5] * x.v[1] + K[2] * x.v[2]));
-    ff = mbt_vec3_sub(ff, mbt_vec3_cross(I->h, x));
+    tt = mbt_vec3_add(tt, mbt__moments_K_mul(I, *al));
+    ff = mbt_vec3_sub(ff, mbt_vec3_cross(I->h, *al));
   }
   *t = tt;
   *f = ff;
@@ -243,22 +239,19 @@ static inline mbt_spatial_velocity mbt__body_velocity_in_world(const mbt_tree* t
   V_WB.v = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, mbt__p_RoBo_W(tree, ctx, node)));
   return V_WB;
 }
-/* A_WB (at Bo, the acceleration of the point Bo) from the host's spatial acceleration A and
- * velocity V at Ro [Featherstone 2008, §2.11]: α_WB = α, a_WBo = a + α × p + w × (v + w × p),
- * p = p_RoBo (V = 0 unless use_v). */
-static inline mbt_spatial_acceleration mbt__body_acceleration_in_world(const mbt_tree* tree, const mbt_context* ctx,
-                                                                       int node, const mbt_spatial_acceleration* A,
-                                                                       bool use_v) {
-  const int host = tree->nodes[node].host;
-  const mbt_vec3 p = mbt__p_RoBo_W(tree, ctx, node);
-  mbt_spatial_acceleration A_WB;
-  A_WB.alpha = A[host].alpha;
-  A_WB.a = mbt_vec3_add(A[host].a, mbt_vec3_cross(A[host].alpha, p));
-  if (use_v) {
+/* A_WB of every body (at Bo, the acceleration of the point Bo) from its host's spatial
+ * acceleration A (per local node) and velocity ctx->vc.V at Ro [Featherstone 2008, §2.11]:
+ * α_WB = α, a_WBo = a + α × p + w × (v + w × p), p = p_RoBo. */
+static inline void mbt__body_accelerations_in_world(const mbt_tree* tree, const mbt_context* ctx,
+                                                    const mbt_spatial_acceleration* A, mbt_spatial_acceleration* A_WB) {
+  for (int node = 0; node < tree->num_nodes; ++node) {
+    const int host = tree->nodes[node].host;
+    const mbt_vec3 p = mbt__p_RoBo_W(tree, ctx, node);
     const mbt_spatial_velocity* V = &ctx->vc.V[host];
-    A_WB.a = mbt_vec3_add(A_WB.a, mbt_vec3_cross(V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, p))));
+    A_WB[node].alpha = A[host].alpha;
+    A_WB[node].a = mbt_vec3_add(A[host].a, mbt_vec3_cross(A[host].alpha, p));
+    A_WB[node].a = mbt_vec3_add(A_WB[node].a, mbt_vec3_cross(V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, p))));
   }
-  return A_WB;
 }
 /* The moments {m, h, K} of a body's inertia about Ro in W: M_BBo_B (K = m·G_BBo) re-expressed
  * by R_WB and shifted from Bo to Ro. */

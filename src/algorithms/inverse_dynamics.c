@@ -286,9 +286,7 @@ int mbt_calc_inverse_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_
     return MBT_OK;
   }
   mbt__inverse_dynamics_W(tree, ctx, true, known_vdot, Fapp_Bo_W_array, tau_applied, tau);
-  if (A_WB_array)
-    for (int node = 0; node < tree->num_nodes; ++node)
-      A_WB_array[node] = mbt__body_acceleration_in_world(tree, ctx, node, ctx->aba.A, true);
+  if (A_WB_array) mbt__body_accelerations_in_world(tree, ctx, ctx->aba.A, A_WB_array);
   if (F_BMo_W_array) calc_mobilizer_forces(tree, ctx, Fapp_Bo_W_array, F_BMo_W_array);
   return MBT_OK;
 }

@@ -208,18 +208,20 @@ static void reexpress_inertia(const mbt_spatial_inertia* M_B, const mbt_mat3* R,
 }
 
 /* ---- public ------------------------------------------------------------------------------ */
-int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
-  int st = mbt__check_tree_context(tree, ctx, "calc_position_kinematics_cache");
+/* The position kinematics cache, recomputed unconditionally; `what` names the public caller. */
+static int calc_position_kinematics_checked(const mbt_tree* tree, mbt_context* ctx, const char* what) {
+  int st = mbt__check_tree_context(tree, ctx, what);
   if (st) return st;
   calc_position_kinematics(tree, ctx);
   return MBT_OK;
 }
 
+int mbt_calc_position_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
+  return calc_position_kinematics_checked(tree, ctx, "calc_position_kinematics_cache");
+}
+
 int mbt_calc_forward_kinematics(const mbt_tree* tree, mbt_context* ctx) {
-  int st = mbt__check_tree_context(tree, ctx, "calc_forward_kinematics");
-  if (st) return st;
-  calc_position_kinematics(tree, ctx);
-  return MBT_OK;
+  return calc_position_kinematics_checked(tree, ctx, "calc_forward_kinematics");
 }
 
 int mbt_calc_velocity_kinematics_cache(const mbt_tree* tree, mbt_context* ctx) {
@@ -236,7 +238,7 @@ static void calc_body_accelerations(const mbt_tree* tree, mbt_context* ctx, cons
                                     mbt_spatial_acceleration* A_WB) {
   mbt_spatial_acceleration* A = ctx->aba.A;
   mbt__calc_local_accelerations(tree, ctx, true, vdot, A);
-  for (int node = 0; node < tree->num_nodes; ++node) A_WB[node] = mbt__body_acceleration_in_world(tree, ctx, node, A, true);
+  mbt__body_accelerations_in_world(tree, ctx, A, A_WB);
 }
 
 int mbt_calc_acceleration_kinematics_cache(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot) {

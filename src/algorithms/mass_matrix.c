@@ -63,16 +63,11 @@ static inline void column_force(const mbt_local_node* L, const mbt_inertia_momen
     return;
   }
   const mbt_vec3 w = H->w;
-  const mbt_vec3 Kw = mbt_vec3_make(I->K[0] * w.v[0] + I->K[3] * w.v[1] + I->K[4] * w.v[2],
-                                    I->K[3] * w.v[0] + I->K[1] * w.v[1] + I->K[5] * w.v[2],
-                                    I->K[4] * w.v[0] + I->K[5] * w.v[1] + I->K[2] * w.v[2]);
   if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
-    F->tau = Kw;
+    F->tau = mbt__moments_K_mul(I, w);
     F->f = mbt_vec3_cross(w, I->h);
   } else {
-    const mbt_vec3 v = mbt_vec3_sub(H->v, mbt_vec3_cross(p_RoMo, w));
-    F->tau = mbt_vec3_add(Kw, mbt_vec3_cross(I->h, v));
-    F->f = mbt_vec3_sub(mbt_vec3_scale(v, I->m), mbt_vec3_cross(I->h, w));
+    mbt__moments_mul(I, w, mbt_vec3_sub(H->v, mbt_vec3_cross(p_RoMo, w)), &F->tau, &F->f);
   }
   F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_RoMo, F->f));
 }
