@@ -13,11 +13,17 @@
  *   pass 1 (q only, tip to base): I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro,
  *     P_i = I_i + Σ_children Pplus_c, U = P_i·S, D = Sᵀ·U = L·Lᵀ, Pplus_i = P_i − U·D⁻¹·Uᵀ;
  *   pass 2 (v, forces): V_i = V_λ + S·q̇, c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general
- *     mobilizers), Z_i = V_i ×* I_i·V_i − Fext_i + Σ_children Zplus_c, e = tau − Sᵀ·Z_i,
- *     Zplus_i = Z_i + Pplus_i·c_i + U·D⁻¹·e (only to a parent that is articulated);
- *   pass 3 (base to tip): A' = A_λ + c_i, v̇_i = D⁻¹·(e − Uᵀ·A'), A_i = A' + S·v̇_i,
+ *     mobilizers), the bias acceleration C_i = C_λ + c_i (C_0 = A_0), Z_i = I_i·C_i + V_i ×* I_i·V_i
+ *     − Fext_i + Σ_children Zplus_c, e = tau − Sᵀ·Z_i, Zplus_i = Z_i + U·D⁻¹·e (only to a parent
+ *     that is articulated);
+ *   pass 3 (base to tip): Ã_0 = 0, v̇_i = D⁻¹·(e − Uᵀ·Ã_λ), Ã_i = Ã_λ + S·v̇_i,
  * with [w; v] × [w'; v'] = [w × w'; w × v' + v × w'] and [w; v] ×* [t; f] = [w × t + v × f; w × f].
- * A locked mobilizer, or a weld, has no columns: Pplus_i = P_i, Zplus_i = Z_i + P_i·c_i, v̇_i = 0.
+ * A_i = Σ_path (S·v̇ + c) = Ã_i + C_i splits every acceleration into the part of the joint
+ * accelerations and the bias C_i known after pass 2: the rigid I_i·C_i enters Z_i, and the tree
+ * is solved for Ã with no velocity products. This is the textbook recursion (Zplus_i = Z_i +
+ * Pplus_i·c_i + U·D⁻¹·e, A' = A_λ + c_i) with the articulated 6×6 product Pplus_i·c_i replaced
+ * by the rigid I_i·C_i, and Pplus_i needed only by the parent's P.
+ * A locked mobilizer, or a weld, has no columns: Pplus_i = P_i, Zplus_i = Z_i, v̇_i = 0.
  * Nodes with no free mobilizer on their path to the world never move relative to it and take
  * no part in passes 1 and 2. A pivot of D is singular when it is <= MBT__CHOLESKY_RTOL times
  * Sᵀ·Ic·S, Ic the composite rigid inertia of the subtree (an upper bound of D).
@@ -98,6 +104,18 @@ static inline void abi_add(abi* P, const abi* Q) {
     for (int j = 0; j < 3; ++j) P->B.m[i][j] += Q->B.m[i][j];
   P->C.xx += Q->C.xx, P->C.yy += Q->C.yy, P->C.zz += Q->C.zz;
   P->C.xy += Q->C.xy, P->C.xz += Q->C.xz, P->C.yz += Q->C.yz;
+}
+
+/* P_λ += Pplus = P − u·(u/d)ᵀ for one column u = P·s, d = sᵀ·u: the 21 entries of the blocks. */
+static inline void abi_add_projected(abi* Pp, const abi* P, const mbt_real* u, mbt_real dinv) {
+  mbt_real y[6];
+  for (int k = 0; k < 6; ++k) y[k] = u[k] * dinv;
+  Pp->A.xx += P->A.xx - y[0] * u[0], Pp->A.yy += P->A.yy - y[1] * u[1], Pp->A.zz += P->A.zz - y[2] * u[2];
+  Pp->A.xy += P->A.xy - y[0] * u[1], Pp->A.xz += P->A.xz - y[0] * u[2], Pp->A.yz += P->A.yz - y[1] * u[2];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Pp->B.m[i][j] += P->B.m[i][j] - y[i] * u[3 + j];
+  Pp->C.xx += P->C.xx - y[3] * u[3], Pp->C.yy += P->C.yy - y[4] * u[4], Pp->C.zz += P->C.zz - y[5] * u[5];
+  Pp->C.xy += P->C.xy - y[3] * u[4], Pp->C.xz += P->C.xz - y[3] * u[5], Pp->C.yz += P->C.yz - y[4] * u[5];
 }
 
 /* sᵀ·Ic·s = w·K·w + 2·v·(w × h) + m·v·v for s = [w; v] and a rigid Ic {m, h, K}. */
@@ -281,11 +299,7 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
       const mbt_real scale = pivot_scale_exact(tree, aba, i, S);
       if (!pivot_is_regular(d, scale)) return singular_error(tree, ctx, L, d, scale);
     }
-    const mbt_real dinv = 1 / d;
-    aba->D_inv[L->v_start] = dinv;
-    mbt_real u_d[6];
-    for (int k = 0; k < 6; ++k) u_d[k] = U->coeffs[k] * dinv;
-    abi_sub_rank1(P, u_d, U->coeffs);
+    aba->D_inv[L->v_start] = 1 / d;  /* (Pplus = P − u·uᵀ/d goes straight into the parent's) */
     return MBT_OK;
   }
   if (aba->flags[i] & MBT__ABA_S_IDENTITY) return project_floating_base(tree, ctx, i);
@@ -331,19 +345,25 @@ static inline void solve_D(const mbt_aba_cache* aba, const mbt_local_node* L, mb
 }
 
 /* ---- pass 2 --------------------------------------------------------------------------------------- */
-/* Base to tip at node i: V_i and c_i (mbt__velocity_kinematics_node) and for an articulated node
- * the gyroscopic force Z_i = V_i ×* I_i·V_i. */
+/* Base to tip at node i: V_i and c_i (mbt__velocity_kinematics_node), the bias acceleration
+ * C_i = C_λ + c_i into aba->A (C_0 = A_0), and for an articulated node the force at zero joint
+ * accelerations Z_i = I_i·C_i + V_i ×* I_i·V_i. */
 static void aba_node_velocity(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
-  mbt__velocity_kinematics_node(tree, ctx, i, &ctx->vc.c[i]);
+  mbt_spatial_acceleration* c = &ctx->vc.c[i];
+  mbt__velocity_kinematics_node(tree, ctx, i, c);
+  const mbt_spatial_acceleration* C_parent = &aba->A[tree->local_nodes[i].parent];
+  const mbt_vec3 alpha = mbt_vec3_add(C_parent->alpha, c->alpha), a = mbt_vec3_add(C_parent->a, c->a);
+  aba->A[i].alpha = alpha;
+  aba->A[i].a = a;
   if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) return;
   const mbt_spatial_velocity* V = &ctx->vc.V[i];
-  mbt__moments_net_force(&aba->I_Ro[i], V->w, V->v, NULL, NULL, &aba->Z[i].tau, &aba->Z[i].f);
+  mbt__moments_net_force(&aba->I_Ro[i], V->w, V->v, &alpha, &a, &aba->Z[i].tau, &aba->Z[i].f);
 }
 
 /* Tip to base at an articulated node i: pass 1 when q changed (projection, P and Ic into the
  * parent's), then e = tau − Sᵀ·Z and, when the parent is articulated (Zplus has no other
- * reader), Zplus = Z + Pplus·c + U·D⁻¹·e into the parent's Z. */
+ * reader), Zplus = Z + U·D⁻¹·e into the parent's Z (no Pplus·c: Z holds I·C, header comment). */
 static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bool factor, const mbt_real* tau1,
                                const mbt_real* tau2) {
   mbt_aba_cache* aba = &ctx->aba;
@@ -356,7 +376,9 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
       if (st) return st;
     }
     if (to_parent) {
-      abi_add(&aba->P[L->parent], &aba->P[i]);
+      if (free && L->nv == 1) abi_add_projected(&aba->P[L->parent], &aba->P[i], aba->U[L->v_start].coeffs,
+                                                aba->D_inv[L->v_start]);
+      else abi_add(&aba->P[L->parent], &aba->P[i]);
       aba->Ic_trace[L->parent] += aba->Ic_trace[i];
     }
   }
@@ -372,31 +394,31 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
     }
   }
   if (!to_parent) return MBT_OK;
-  mbt_real Pc[6];
-  abi_mul(&aba->P[i], ctx->vc.c[i].coeffs, Pc);
+  mbt_real Zplus[6];
+  for (int r = 0; r < 6; ++r) Zplus[r] = Z->coeffs[r];
   if (free) {
     const mbt_spatial_force* U = &aba->U[L->v_start];
     mbt_real x[6];
     for (int k = 0; k < L->nv; ++k) x[k] = e[k];
     solve_D(aba, L, x);
     for (int k = 0; k < L->nv; ++k)
-      for (int r = 0; r < 6; ++r) Pc[r] += U[k].coeffs[r] * x[k];
+      for (int r = 0; r < 6; ++r) Zplus[r] += U[k].coeffs[r] * x[k];
   }
   mbt_spatial_force* Zp = &aba->Z[L->parent];
-  for (int r = 0; r < 6; ++r) Zp->coeffs[r] += Z->coeffs[r] + Pc[r];
+  for (int r = 0; r < 6; ++r) Zp->coeffs[r] += Zplus[r];
   return MBT_OK;
 }
 
 /* ---- pass 3 --------------------------------------------------------------------------------------- */
-/* Base to tip: A' = A_λ + c, v̇ = D⁻¹·(e − Uᵀ·A'), A = A' + S·v̇ (v̇ = 0 for locked joints). */
-static void aba_accelerations(const mbt_tree* tree, mbt_context* ctx, mbt_vec3 a_W0, mbt_real* vdot) {
+/* Base to tip: Ã_0 = 0, v̇ = D⁻¹·(e − Uᵀ·Ã_λ), Ã_i = Ã_λ + S·v̇ (v̇ = 0 for locked
+ * joints), into aba->A: the accelerations without their bias part C (A_i = Ã_i + C_i). */
+static void aba_accelerations(const mbt_tree* tree, mbt_context* ctx, mbt_real* vdot) {
   mbt_aba_cache* aba = &ctx->aba;
-  aba->A[0].alpha = mbt_vec3_zero();
-  aba->A[0].a = a_W0;
+  for (int r = 0; r < 6; ++r) aba->A[0].coeffs[r] = 0;
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     mbt_spatial_acceleration* A = &aba->A[i];
-    for (int r = 0; r < 6; ++r) A->coeffs[r] = aba->A[L->parent].coeffs[r] + ctx->vc.c[i].coeffs[r];
+    *A = aba->A[L->parent];
     mbt_real* vd = vdot + L->v_start;
     if (!(aba->flags[i] & MBT__ABA_FREE)) {
       for (int k = 0; k < L->nv; ++k) vd[k] = 0;
@@ -437,6 +459,8 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     aba->flags[0] = 0;
     aba->factored_with_locks = ctx->any_locked;
   }
+  aba->A[0].alpha = mbt_vec3_zero();
+  aba->A[0].a = gravity_as_acceleration ? mbt_vec3_neg(ctx->g_W) : mbt_vec3_zero();
   for (int i = 1; i < nl; ++i) {
     if (pose) mbt__position_kinematics_node(tree, ctx, i);
     if (factor) aba_node_position(tree, ctx, i);
@@ -451,7 +475,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
     if (st) return st;
   }
   if (factor) ctx->aba_position_valid = true;
-  aba_accelerations(tree, ctx, gravity_as_acceleration ? mbt_vec3_neg(ctx->g_W) : mbt_vec3_zero(), vdot);
+  aba_accelerations(tree, ctx, vdot);
   return MBT_OK;
 }
 

@@ -64,7 +64,9 @@ typedef struct {
                                         (mbt__inertia_at_Ro; valid with ctx->inertia_valid) */
   mbt_real* Ic_trace;                /* [local] trace of the subtree's composite inertia about Ro, as a
                                         6×6 matrix: tr K + 3·m (bounds the pivots' scale) */
-  mbt_aba_inertia* P;                /* [local] articulated inertia; Pplus = P − U·D⁻¹·Uᵀ after pass 1 */
+  mbt_aba_inertia* P;                /* [local] articulated inertia; after pass 1 Pplus = P − U·D⁻¹·Uᵀ
+                                        for nodes of 2..6 columns (one column: P, its Pplus went
+                                        straight into the parent's) */
   unsigned char* flags;              /* [local] MBT__ABA_FREE, MBT__ABA_ARTICULATED */
   bool factored_with_locks;          /* ctx->any_locked when pass 1 ran */
   mbt_spatial_force* U;              /* [nv] U = P·S columns */
@@ -73,8 +75,8 @@ typedef struct {
   mbt_spatial_force* Z;              /* [local] articulated bias force (Zplus goes straight into
                                         the parent's) */
   mbt_real* e;                       /* [nv] innovations tau − Sᵀ·Z */
-  mbt_spatial_acceleration* A;       /* [local] spatial accelerations of pass 3 (and of the
-                                        world-frame inverse dynamics) */
+  mbt_spatial_acceleration* A;       /* [local] spatial accelerations of the world-frame inverse
+                                        dynamics; the ABA's bias accelerations C, then Ã = A − C */
   int* dof_parent;                   /* [nv] sparse Cholesky: λ(k), the parent dof (−1 none) */
   int* node_last_dof;                /* [local] sparse Cholesky: last unlocked dof at or above */
   mbt_real* M_diag;                  /* [nv] sparse Cholesky: diagonal before factoring */
