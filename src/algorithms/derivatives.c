@@ -107,6 +107,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
   velocity_tree(tree, ws, node_ints, node_ints + nl);
+  ws->minv_ltdl = mbt__minv_by_ltdl(ws);
   return ws;
 }
 
