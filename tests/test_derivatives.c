@@ -221,6 +221,7 @@ static void check_id(fx* f, const char* name) {
   mbt_real tau[TU_NMAX], tref[TU_NMAX];
   for (int trial = 0; trial < 2; ++trial) {
     fx_randomize(f);
+    for (int i = 0; i < nv * nv; ++i) dq[i] = dv[i] = NAN;  /* every entry must be written (chains: not cleared) */
     assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, f->tau, tau, dq, dv, M),
                      MBT_OK);
     ref_id(f, f->q, f->v, f->tau, tref);

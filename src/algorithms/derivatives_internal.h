@@ -69,6 +69,8 @@ struct mbt_derivatives_workspace {
   const mbt_tree* tree;
   int nv, nl;
   bool avx2;                    /* run the AVX2/FMA kernels */
+  bool chain;                   /* every velocity's up is the one before it: the passes write every
+                                   entry of ∂tau/∂(q, v), which are then not cleared first */
   bool minv_ltdl;               /* M⁻¹ and v̇ by the LᵀDL factor of M, not the articulated sweeps
                                    (chosen per tree by their operation counts, derivatives.c) */
   /* per local node */
