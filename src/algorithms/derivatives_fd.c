@@ -221,8 +221,8 @@ static void articulated_solve(const mbt_context* ctx, mbt_derivatives_workspace*
 bool mbt__minv_by_ltdl(const mbt_derivatives_workspace* ws) {
   /* Multiply-adds per velocity k with d_k ancestors: M's row 6·(d_k + 1), the factor Σ (d_i + 1)
    * over its ancestors i, the inverse k·d_k; the sweeps 108 and 24 per velocity of its subtree.
-   * The LᵀDL loops (lists of ancestors, one step of refinement of v̇) take ~2 times longer per
-   * multiply-add: timed on revolute chains, the two are equal at ~14 velocities. */
+   * The LᵀDL loops (lists of ancestors; v̇ refined once) take ~1.8 times longer per multiply-add:
+   * timed on revolute chains, the two are equal at ~16 velocities. */
   double ltdl = 0, sweeps = 0;
   for (int k = 0; k < ws->nv; ++k) {
     int d = 0;
@@ -234,7 +234,7 @@ bool mbt__minv_by_ltdl(const mbt_derivatives_workspace* ws) {
     ltdl += 6.0 * (d + 1) + (double)k * d;
     sweeps += 108 + 24.0 * (ws->end[k] - k);
   }
-  return 2 * ltdl < sweeps;
+  return 1.8 * ltdl < sweeps;
 }
 
 /* M_kj = (Ic·S_k)·S_j for j = k and its ancestors into row k of L and of Mc (the rest of them is
@@ -300,36 +300,30 @@ MBT_DERIV_KERNEL(ltdl_inverse,
                  (const mbt_context* ctx, const mbt_derivatives_workspace* ws, const mbt_real* L, mbt_real* X),
                  (ctx, ws, L, X), (ctx, ws, L, X))
 
-/* M·x = b in place (x holds b) by the factor: Lᵀ·z = b tip to base, z /= d, L·x = z base to tip
- * (a locked velocity's x is 0: its row of L is zero and d = 1). */
-static void ltdl_solve(const mbt_context* ctx, const mbt_derivatives_workspace* ws, const mbt_real* L, mbt_real* x) {
-  const int nv = ws->nv;
-  if (ctx->any_locked)
-    for (int k = 0; k < nv; ++k)
-      if (ctx->v_locked[k]) x[k] = 0;
-  for (int k = nv - 1; k >= 0; --k)
-    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) x[i] -= L[(size_t)k * nv + i] * x[k];
+/* y = −X·b for X = M⁻¹ (a locked velocity's row of X is zero). */
+static void neg_dense_mul(int nv, const mbt_real* X, const mbt_real* b, mbt_real* y) {
   for (int k = 0; k < nv; ++k) {
-    x[k] *= ws->Dinv[k];
-    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) x[k] -= L[(size_t)k * nv + i] * x[i];
+    const mbt_real* Xk = X + (size_t)k * nv;
+    mbt_real a = 0;
+    for (int j = 0; j < nv; ++j) a += Xk[j] * b[j];
+    y[k] = -a;
   }
 }
 
-/* x = −M⁻¹·tau0 by the factor, with one step of refinement, x += M⁻¹·(−tau0 − M·x) (M from its
- * ancestor rows Mc), so that x agrees with the articulated-body forward dynamics to round-off. */
-static void ltdl_forward_dynamics(const mbt_context* ctx, const mbt_derivatives_workspace* ws, const mbt_real* L,
-                                  const mbt_real* Mc, const mbt_real* tau0, mbt_real* x, mbt_real* r) {
+/* x = −M⁻¹·tau0 with one step of refinement, x −= M⁻¹·(M·x + tau0) (M from its ancestor rows
+ * Mc), so that x agrees with the articulated-body forward dynamics to round-off. */
+static void ltdl_forward_dynamics(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* Mc,
+                                  const mbt_real* tau0, mbt_real* x, mbt_real* r) {
   const int nv = ws->nv;
-  for (int k = 0; k < nv; ++k) x[k] = -tau0[k];
-  ltdl_solve(ctx, ws, L, x);
-  for (int k = 0; k < nv; ++k) r[k] = -tau0[k] - Mc[(size_t)k * nv + k] * x[k];
+  neg_dense_mul(nv, Minv, tau0, x);
+  for (int k = 0; k < nv; ++k) r[k] = tau0[k] + Mc[(size_t)k * nv + k] * x[k];
   for (int k = 0; k < nv; ++k)
     for (int j = ws->up[k]; j >= 0; j = ws->up[j]) {
       const mbt_real m = Mc[(size_t)k * nv + j];
-      r[k] -= m * x[j], r[j] -= m * x[k];
+      r[k] += m * x[j], r[j] += m * x[k];
     }
-  ltdl_solve(ctx, ws, L, r);
-  for (int k = 0; k < nv; ++k) x[k] += r[k];
+  neg_dense_mul(nv, Minv, r, r + nv);
+  for (int k = 0; k < nv; ++k) x[k] += r[nv + k];
 }
 
 /* M⁻¹ (nv×nv) at the state of the last pass of mbt__id_derivatives (S, Ib, Ic·S). */
@@ -373,7 +367,7 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   mbt_real* Minv = dvdot_dtau ? dvdot_dtau : ws->T3;
   if ((st = minv_recursion(tree, ctx, ws, Minv))) return st;
   if (ws->minv_ltdl)
-    ltdl_forward_dynamics(ctx, ws, ws->PA, ws->PA + (size_t)nv * (size_t)nv, ws->rhs, ws->vdot, ws->pa[0]);
+    ltdl_forward_dynamics(ws, Minv, ws->PA + (size_t)nv * (size_t)nv, ws->rhs, ws->vdot, ws->pa[0]);
   else
     articulated_solve(ctx, ws, ws->rhs, ws->vdot);
   mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
