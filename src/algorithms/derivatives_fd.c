@@ -218,20 +218,19 @@ static void articulated_solve(const mbt_context* ctx, mbt_derivatives_workspace*
  * d_k are the D_k = S_kᵀ·Ia_k·S_k of the articulated sweeps, so the singularity test is theirs.
  * A locked velocity's row and column of M are those of the identity: M_ff⁻¹ padded as above. */
 
-bool mbt__minv_by_ltdl(const mbt_derivatives_workspace* ws) {
-  /* Multiply-adds per velocity k with d_k ancestors: M's row 6·(d_k + 1), the factor Σ (d_i + 1)
-   * over its ancestors i, the inverse k·d_k; the sweeps 108 and 24 per velocity of its subtree.
-   * The LᵀDL loops (lists of ancestors; v̇ refined once) take ~1.8 times longer per multiply-add:
-   * timed on revolute chains, the two are equal at ~16 velocities. */
+bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws) {
+  /* Multiply-adds per velocity k with d_k ancestors: M's row 6·(d_k + 1), the factor
+   * f_k = Σ (d_i + 1) over its ancestors i, the inverse k·d_k; the sweeps 108 and 24 per velocity
+   * of its subtree. The LᵀDL loops (lists of ancestors; v̇ refined once) take ~1.8 times longer
+   * per multiply-add: timed on revolute chains, the two are equal at ~16 velocities. With
+   * up_k < k, d_k = d_up + 1 and f_k = f_up + d_up + 1 (in ws->rhs and ws->rhs2, free here). */
   double ltdl = 0, sweeps = 0;
+  mbt_real *d = ws->rhs, *f = ws->rhs2;
   for (int k = 0; k < ws->nv; ++k) {
-    int d = 0;
-    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) {
-      int di = 0;
-      for (int j = ws->up[i]; j >= 0; j = ws->up[j]) ++di;
-      ltdl += di + 1, ++d;
-    }
-    ltdl += 6.0 * (d + 1) + (double)k * d;
+    const int up = ws->up[k];
+    d[k] = up < 0 ? 0 : d[up] + 1;
+    f[k] = up < 0 ? 0 : f[up] + d[up] + 1;
+    ltdl += 6 * (d[k] + 1) + f[k] + k * d[k];
     sweeps += 108 + 24.0 * (ws->end[k] - k);
   }
   return 1.8 * ltdl < sweeps;

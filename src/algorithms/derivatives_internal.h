@@ -136,8 +136,9 @@ void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_der
                                  const mbt_real* v, const mbt_real* vdot);
 
 /* True when M⁻¹ and v̇ are cheaper by the LᵀDL factor of M than by the articulated sweeps on
- * ws's tree, by their operation counts (derivatives_fd.c; ws->up and ws->end set). */
-bool mbt__minv_by_ltdl(const mbt_derivatives_workspace* ws);
+ * ws's tree, by their operation counts (derivatives_fd.c; ws->up and ws->end set; uses ws->rhs
+ * and ws->rhs2 as scratch). */
+bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws);
 
 /* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
  * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
