@@ -221,6 +221,7 @@ static void check_id(fx* f, const char* name) {
   mbt_real tau[TU_NMAX], tref[TU_NMAX];
   for (int trial = 0; trial < 2; ++trial) {
     fx_randomize(f);
+    for (int i = 0; i < nv * nv; ++i) dq[i] = dv[i] = NAN;  /* every entry must be written (chains: not cleared) */
     assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, f->tau, tau, dq, dv, M),
                      MBT_OK);
     ref_id(f, f->q, f->v, f->tau, tref);
@@ -312,17 +313,27 @@ static void check_fd(fx* f, const char* name) {
   assert_matrix_near(M, Mi, nv, 1e-12, "Minv", name);
   free(dq), free(dv), free(Mi), free(Jq), free(Jv), free(Jt), free(M), free(tq), free(tv);
 }
+/* check_fd with M⁻¹ and v̇ by the articulated sweeps and by the LᵀDL factor of M (the workspace
+ * picks one per tree). */
+static void check_fd_both(fx* f, const char* name) {
+  for (int s = 0; s < 2; ++s) {
+    char label[96];
+    snprintf(label, sizeof label, "%s, M⁻¹ by %s", name, s ? "LᵀDL" : "the sweeps");
+    f->ws->minv_ltdl = s == 1;
+    check_fd(f, label);
+  }
+}
 static void test_fd_derivatives(void** state) {
   (void)state;
-  for_each_tree(check_fd);
+  for_each_tree(check_fd_both);
 }
 
 /* A locked universal joint: v̇ and M⁻¹ rows of its velocities are zero, the rest matches
  * central differences of forward dynamics (q in every direction, v and tau in the free ones). */
-static void test_fd_derivatives_locked(void** state) {
-  (void)state;
+static void check_fd_locked(bool ltdl) {
   tu_seed(5);
   fx* f = fx_create(make_all_mobilizers_tree());
+  f->ws->minv_ltdl = ltdl;
   const int nv = f->nv, jC = mbt_tree_joint_by_name(f->tree, "jC"), c0 = mbt_joint_velocity_start(f->tree, jC);
   const size_t nn = (size_t)nv * (size_t)nv;
   mbt_real *dq = calloc(nn, sizeof *dq), *dv = calloc(nn, sizeof *dv), *Mi = calloc(nn, sizeof *Mi);
@@ -347,6 +358,11 @@ static void test_fd_derivatives_locked(void** state) {
     }
   free(dq), free(dv), free(Mi), free(Jq), free(Jv), free(Jt);
   fx_destroy(f);
+}
+static void test_fd_derivatives_locked(void** state) {
+  (void)state;
+  check_fd_locked(false);  /* M⁻¹ by the articulated sweeps */
+  check_fd_locked(true);   /* by the LᵀDL factor of M */
 }
 
 /* ---- gravity --------------------------------------------------------------------------- */

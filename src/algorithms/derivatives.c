@@ -107,6 +107,9 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
   velocity_tree(tree, ws, node_ints, node_ints + nl);
+  ws->minv_ltdl = mbt__minv_by_ltdl(ws);
+  ws->chain = true;
+  for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
   return ws;
 }
 
@@ -588,7 +591,7 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   const int nv = tree->nv, nl = tree->num_local_nodes;
   const size_t nn = (size_t)nv * (size_t)nv;
   mbt__calc_joint_sincos(tree, ctx);
-  if (dtau_dq) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  if (dtau_dq && !ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   if (M) memset(M, 0, nn * sizeof(mbt_real));
   ws->X_WM[0] = mbt_transform_identity();
   ws->X_WM[0].p = reference_point(tree, ctx);
@@ -643,7 +646,7 @@ static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, co
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
   const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
-  memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  if (!ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
   move_to_vdot(tree, ws, vdot);
   /* Ic and S, so Ic·S, are those of the pass at v̇ = 0. */
   for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL, true);

@@ -69,6 +69,10 @@ struct mbt_derivatives_workspace {
   const mbt_tree* tree;
   int nv, nl;
   bool avx2;                    /* run the AVX2/FMA kernels */
+  bool chain;                   /* every velocity's up is the one before it: the passes write every
+                                   entry of ∂tau/∂(q, v), which are then not cleared first */
+  bool minv_ltdl;               /* M⁻¹ and v̇ by the LᵀDL factor of M, not the articulated sweeps
+                                   (chosen per tree by their operation counts, derivatives.c) */
   /* per local node */
   mbt_transform* X_WM;          /* pose of the node's frame M */
   mbt_v6* V;                    /* V_WM at Wo */
@@ -130,6 +134,11 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
  * vdot (NULL for zero). */
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                                  const mbt_real* v, const mbt_real* vdot);
+
+/* True when M⁻¹ and v̇ are cheaper by the LᵀDL factor of M than by the articulated sweeps on
+ * ws's tree, by their operation counts (derivatives_fd.c; ws->up and ws->end set; uses ws->rhs
+ * and ws->rhs2 as scratch). */
+bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws);
 
 /* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
  * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
