@@ -104,19 +104,27 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
   }
 }
 
-/* The tip-to-base pass of the CRBA (above): the column forces, the rows of M (the nv² part) and
- * the composite inertias, inlined into a baseline x86-64 and an AVX2/FMA version (the same C, the
- * same numbers to round-off; the second where the processor has them, fused multiply-adds in the
- * entries and the inertia shifts). The base-to-tip pass stays baseline: compiled for AVX2 with
- * it, the poses (each read back by the next node) made the call slower. -DMBT_NO_AVX2 builds the
- * baseline alone. */
+/* The CRBA's passes (above) after the poses, compiled for baseline x86-64 and, where the processor
+ * has them (checked per call), for AVX2/FMA: the same C, the same numbers to round-off, fused
+ * multiply-adds. -DMBT_NO_AVX2 builds the baseline alone. The poses stay baseline: they fill the
+ * position cache, which must not depend on which function computed it (and compiled for AVX2
+ * with the vectorizer's pairing of scalars, the call was slower). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
 #define MBT__MM_AVX2 1
+#if defined(__clang__)
+#define MBT__MM_AVX2_ATTRIBUTES __attribute__((target("avx2,fma")))
+#else
+#define MBT__MM_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
 #endif
-static inline __attribute__((always_inline)) void backward_pass(const mbt_tree* tree, mbt_context* ctx, bool direct,
-                                                                mbt_real* M) {
+#endif
+
+/* The inertias re-expressed in W, then tip to base: the column forces, the rows of M (the nv²
+ * part) and the composite inertias. */
+static inline __attribute__((always_inline)) void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct,
+                                                                 mbt_real* M) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
+  for (int i = 1; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   for (int i = tree->num_local_nodes - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
@@ -129,42 +137,39 @@ static inline __attribute__((always_inline)) void backward_pass(const mbt_tree* 
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
 }
-static void backward_pass_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
-  backward_pass(tree, ctx, direct, M);
+static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
+  inertia_passes(tree, ctx, direct, M);
 }
+
 #ifdef MBT__MM_AVX2
-#if defined(__clang__)
-__attribute__((target("avx2,fma")))
-#else
-__attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-#endif
-static void backward_pass_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
-  backward_pass(tree, ctx, direct, M);
+MBT__MM_AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct,
+                                                        mbt_real* M) {
+  inertia_passes(tree, ctx, direct, M);
 }
+#else
+#define inertia_passes_avx2 inertia_passes_base
 #endif
 
 int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   int st = mbt__check_tree_context(tree, ctx, "calc_mass_matrix");
   if (st) return st;
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
-  const int nv = tree->nv, nl = tree->num_local_nodes;
+  const int nv = tree->nv;
   const bool pose = !ctx->position_valid;
   if (pose) mbt__calc_joint_sincos(tree, ctx);
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
   const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
   if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
-  for (int i = 1; i < nl; ++i) {
-    if (pose) mbt__position_kinematics_node(tree, ctx, i);
-    mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &ctx->scratch_Ic[i]);
-  }
-  ctx->position_valid = true;
 #ifdef MBT__MM_AVX2
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    backward_pass_avx2(tree, ctx, direct, M);
-  else
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  const bool avx2 = false;
 #endif
-    backward_pass_base(tree, ctx, direct, M);
+  if (pose)
+    for (int i = 1; i < tree->num_local_nodes; ++i) mbt__position_kinematics_node(tree, ctx, i);
+  ctx->position_valid = true;
+  avx2 ? inertia_passes_avx2(tree, ctx, direct, M) : inertia_passes_base(tree, ctx, direct, M);
   if (!direct) mirror_lower_triangle(M, nv);
   return MBT_OK;
 }
