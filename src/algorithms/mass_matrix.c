@@ -72,59 +72,104 @@ static inline void column_force(const mbt_local_node* L, const mbt_inertia_momen
   F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_RoMo, F->f));
 }
 
-/* Row ck of M from F = F_ck: M[ck][c] = H_cᵀ·F along the path c = ck, λ(ck), ...; on the unit
- * columns e_j at the top of the path (ctx->v_unit_end) the entry is F's component j. Column ck
- * too when direct. */
+/* Row ck of M from F = F_ck: M[ck][c] = H_cᵀ·F along the path c = ck, λ(ck), ...: down the run of
+ * consecutive velocities that ends at ck (ctx->v_run_start: λ(c) = c − 1 inside it, so that the
+ * next c does not wait on a load of λ(c); the whole row on a chain), then by λ; on the unit
+ * columns e_j at the top of the path (ctx->v_unit_end, consecutive) the entry is F's component j.
+ * Column ck too when direct. (F's components as six scalars: as an array, the compiler reloaded
+ * them after every store to M.) */
 static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_spatial_force* F, mbt_real* M) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
-  const int* v_parent = ctx->v_parent;
   const int unit_end = ctx->v_unit_end[ck], unit_start = unit_end - 6;
   const mbt_real f0 = F->coeffs[0], f1 = F->coeffs[1], f2 = F->coeffs[2];
   const mbt_real f3 = F->coeffs[3], f4 = F->coeffs[4], f5 = F->coeffs[5];
   mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
+#define MBT__MM_ENTRY(c)                                                                                   \
+  do {                                                                                                     \
+    const mbt_real* h = H_Ro[c].coeffs;                                                                    \
+    const mbt_real Mck = (h[0] * f0 + h[3] * f3) + (h[1] * f1 + h[4] * f4) + (h[2] * f2 + h[5] * f5);      \
+    Mrow[c] = Mck;                                                                                         \
+    if (direct) M[(size_t)(c) * (size_t)nv + (size_t)ck] = Mck;                                            \
+  } while (0)
+  const int stop = ctx->v_run_start[ck] > unit_end ? ctx->v_run_start[ck] : unit_end;
   int c = ck;
-  for (; c >= unit_end; c = v_parent[c]) {
-    const mbt_real* h = H_Ro[c].coeffs;
-    const mbt_real Mck = (h[0] * f0 + h[3] * f3) + (h[1] * f1 + h[4] * f4) + (h[2] * f2 + h[5] * f5);
-    Mrow[c] = Mck;
-    if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
-  }
-  for (; c >= 0; c = v_parent[c]) {
+  for (; c >= stop; --c) MBT__MM_ENTRY(c);
+  if (stop > unit_end) c = ctx->v_parent[stop];
+  for (; c >= unit_end; c = ctx->v_parent[c]) MBT__MM_ENTRY(c);
+#undef MBT__MM_ENTRY
+  for (; c >= unit_start && c >= 0; --c) {
     const mbt_real Mck = F->coeffs[c - unit_start];
     Mrow[c] = Mck;
     if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
   }
 }
 
-int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
-  int st = mbt__check_tree_context(tree, ctx, "calc_mass_matrix");
-  if (st) return st;
-  if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
-  const int nv = tree->nv, nl = tree->num_local_nodes;
-  const mbt_local_node* nodes = tree->local_nodes;
-  const bool pose = !ctx->position_valid;
-  if (pose) mbt__calc_joint_sincos(tree, ctx);
+/* The CRBA's passes (above) after the poses, compiled for baseline x86-64 and, where the processor
+ * has them (checked per call), for AVX2/FMA: the same C, the same numbers to round-off, fused
+ * multiply-adds. -DMBT_NO_AVX2 builds the baseline alone. The poses stay baseline: they fill the
+ * position cache, which must not depend on which function computed it (and compiled for AVX2
+ * with the vectorizer's pairing of scalars, the call was slower). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
+#define MBT__MM_AVX2 1
+#if defined(__clang__)
+#define MBT__MM_AVX2_ATTRIBUTES __attribute__((target("avx2,fma")))
+#else
+#define MBT__MM_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#endif
+#endif
+
+/* The inertias re-expressed in W, then tip to base: the column forces, the rows of M (the nv²
+ * part) and the composite inertias. */
+static inline __attribute__((always_inline)) void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct,
+                                                                 mbt_real* M) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
-  /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
-  const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
-  if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
-  for (int i = 1; i < nl; ++i) {
-    if (pose) mbt__position_kinematics_node(tree, ctx, i);
-    mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
-  }
-  ctx->position_valid = true;
-  for (int i = nl - 1; i > 0; --i) {
-    const mbt_local_node* L = &nodes[i];
+  for (int i = 1; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
+  for (int i = tree->num_local_nodes - 1; i > 0; --i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
     const mbt_vec3 p_RoMo = X_WM[i].p;
     for (int k = 0; k < L->nv; ++k) {
       mbt_spatial_force F;
       column_force(L, I, &ctx->pc.H[L->v_start + k], p_RoMo, k, &F);
-      store_row(ctx, nv, direct, L->v_start + k, &F, M);
+      store_row(ctx, tree->nv, direct, L->v_start + k, &F, M);
     }
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
+}
+static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
+  inertia_passes(tree, ctx, direct, M);
+}
+
+#ifdef MBT__MM_AVX2
+MBT__MM_AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct,
+                                                        mbt_real* M) {
+  inertia_passes(tree, ctx, direct, M);
+}
+#else
+#define inertia_passes_avx2 inertia_passes_base
+#endif
+
+int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
+  int st = mbt__check_tree_context(tree, ctx, "calc_mass_matrix");
+  if (st) return st;
+  if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
+  const int nv = tree->nv;
+  const bool pose = !ctx->position_valid;
+  if (pose) mbt__calc_joint_sincos(tree, ctx);
+  /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
+  const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
+  if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
+#ifdef MBT__MM_AVX2
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  const bool avx2 = false;
+#endif
+  if (pose)
+    for (int i = 1; i < tree->num_local_nodes; ++i) mbt__position_kinematics_node(tree, ctx, i);
+  ctx->position_valid = true;
+  avx2 ? inertia_passes_avx2(tree, ctx, direct, M) : inertia_passes_base(tree, ctx, direct, M);
   if (!direct) mirror_lower_triangle(M, nv);
   return MBT_OK;
 }

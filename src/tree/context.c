@@ -68,6 +68,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->sin_q);
   free(ctx->cos_q);
   mbt_multibody_forces_destroy(ctx->forces);
+  free(ctx->v_run_start);
   free(ctx);
 }
 
@@ -125,6 +126,7 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   ctx->cos_q = alloc(nq, sizeof(mbt_real), failed);
   ctx->forces = mbt_multibody_forces_create(tree);
   if (!ctx->forces) *failed = true;
+  ctx->v_run_start = alloc(nv, sizeof(int), failed);
 }
 
 /* The world's pose, reference point and velocity, which no pass writes. */
@@ -137,7 +139,8 @@ static void init_kinematics_caches(mbt_context* ctx) {
 /* λ(k) of every velocity (context_internal.h: v_parent), whether λ(k) = k − 1 for all k, the
  * sum of the paths' lengths: len(k) = 0 without λ(k), else 1 + len(λ(k)) (λ(k) < k in
  * body-node order), one pass in O(nv) with the lengths held in scratch_nv[0]; and the unit
- * columns at the top of each path (v_unit_end), inherited from the parent local node. */
+ * columns at the top of each path (v_unit_end), inherited from the parent local node; and the
+ * first velocity of the run of consecutive ones ending at each (v_run_start). */
 static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
@@ -163,6 +166,8 @@ static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
     ctx->v_path_sum += (size_t)len[k];
   }
   for (int k = 0; k < tree->nv; ++k) len[k] = 0;
+  for (int k = 0; k < tree->nv; ++k)
+    ctx->v_run_start[k] = k > 0 && ctx->v_parent[k] == k - 1 ? ctx->v_run_start[k - 1] : k;
 }
 
 mbt_context* mbt_context_create(const mbt_tree* tree) {

@@ -135,6 +135,9 @@ struct mbt_context {
   mbt_real* cos_q;                      /* screw angle (tree->angle_q), valid with sincos_valid */
   bool sincos_valid;
   mbt_multibody_forces* forces;         /* force-element contributions */
+  int* v_run_start;                     /* [nv] the first velocity r of the run ending at k on
+                                           k's path: λ(j) = j − 1 for r < j ≤ k (mass_matrix.c
+                                           walks it without chasing λ) */
   char error[MBT_ERROR_MAX];
 };
 
