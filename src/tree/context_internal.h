@@ -88,6 +88,8 @@ typedef struct {
   mbt_spatial_velocity V;       /* V_WM */
   mbt_spatial_acceleration A;   /* spatial acceleration [Featherstone 2008, §2.6]: [α; a_Mo − w × v_Mo] */
   mbt_spatial_force F;          /* the net force of the subtree's bodies on M, at Mo */
+  mbt_real cs_xz[4];            /* R_AF_is_xz (tree_internal.h): cos b, sin b, cos θ, sin θ of
+                                   R_AM = R_x(b)·R_z(θ), θ = q + φ; R_AM is then not set */
 } mbt_local_scratch;
 
 struct mbt_context {
