@@ -166,8 +166,9 @@ static void check_poses_from_frames(const mbt_tree* tree) {
 }
 
 /* A revolute chain with general frames, a body welded to each moving one and a welded leaf: the
- * frames of each revolute node with one revolute child turned about its axis (finalize.c,
- * R_AF_is_xz), with the bodies welded to it; the chain must have such nodes. */
+ * frames of each revolute node with one revolute child turned about its axis and moved along it
+ * (finalize.c, R_AF_is_xz, p_AF_y_is_zero), with the bodies welded to it; the chain must have
+ * such nodes. */
 static void test_turned_frames(void** s) {
   (void)s;
   for (int rep = 0; rep < 4; ++rep) {
@@ -183,9 +184,13 @@ static void test_turned_frames(void** s) {
     }
     assert_true(tu_add_body_with_mobilizer(tree, "tip", parent, MBT_MOBILIZER_WELD, false) > 0);
     assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
-    int turned = 0;
-    for (int i = 1; i < tree->num_local_nodes; ++i) turned += tree->local_nodes[i].R_AF_is_xz;
+    int turned = 0, moved = 0;
+    for (int i = 1; i < tree->num_local_nodes; ++i) {
+      turned += tree->local_nodes[i].R_AF_is_xz;
+      moved += tree->local_nodes[i].p_AF_y_is_zero;
+    }
     assert_int_equal(turned, 5); /* r1..r5 */
+    assert_true(moved > 0);      /* origins moved along the axes: p_AF = (p_x, 0, p_z) */
     check_poses_from_frames(tree);
     check_tree(tree);
   }

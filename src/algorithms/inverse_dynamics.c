@@ -160,10 +160,17 @@ static inline mbt_vec3 xz_mul(const mbt_real* cs, mbt_vec3 x) {
   return mbt_vec3_make(y0, cs[0] * y1 - cs[1] * x.v[2], cs[1] * y1 + cs[0] * x.v[2]);
 }
 
+/* w × p, and p × w = −(w × p), for p = (p_x, 0, p_z) when py0 (p_AF_y_is_zero: 5 flops, not 9). */
+static inline mbt_vec3 cross_p(mbt_vec3 w, mbt_vec3 p, bool py0) {
+  if (!py0) return mbt_vec3_cross(w, p);
+  return mbt_vec3_make(w.v[1] * p.v[2], w.v[2] * p.v[0] - w.v[0] * p.v[2], -w.v[1] * p.v[0]);
+}
+
 /* revolute_motion for a node with R_AF_is_xz (never hanging from the world): R_AMᵀ by xz_tmul,
- * with cos θ, sin θ of θ = q + φ from those of q and φ; cs kept in s->cs_xz for the force. */
+ * with cos θ, sin θ of θ = q + φ from those of q and φ; cs kept in s->cs_xz for the force; py0:
+ * L->p_AF_y_is_zero (a constant at each call, for the compiler). */
 static inline void revolute_motion_xz(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
-                                      const mbt_local_scratch* sA, mbt_local_scratch* s) {
+                                      const mbt_local_scratch* sA, mbt_local_scratch* s, bool py0) {
   const mbt_real sn = ctx->sin_q[L->q_start], cn = ctx->cos_q[L->q_start];
   const mbt_mat3* F = &L->X_AF.R;
   const mbt_real cf = F->m[0][0], sf = -F->m[0][1];
@@ -171,9 +178,9 @@ static inline void revolute_motion_xz(const mbt_context* ctx, const mbt_local_no
   cs[0] = F->m[2][2], cs[1] = -F->m[1][2], cs[2] = cn * cf - sn * sf, cs[3] = sn * cf + cn * sf;
   const mbt_vec3 p = L->X_AF.p, wA = sA->V.w, alA = sA->A.alpha;
   mbt_vec3 w = xz_tmul(cs, wA);
-  const mbt_vec3 v = xz_tmul(cs, mbt_vec3_add(sA->V.v, mbt_vec3_cross(wA, p)));
+  const mbt_vec3 v = xz_tmul(cs, mbt_vec3_add(sA->V.v, cross_p(wA, p, py0)));
   mbt_vec3 al = xz_tmul(cs, alA);
-  mbt_vec3 a = xz_tmul(cs, mbt_vec3_add(sA->A.a, mbt_vec3_cross(alA, p)));
+  mbt_vec3 a = xz_tmul(cs, mbt_vec3_add(sA->A.a, cross_p(alA, p, py0)));
   w.v[2] += qd;
   al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
   a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
@@ -215,8 +222,10 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
     const mbt_local_node* L = &nodes[i];
     const mbt_real* vi = v ? v + L->v_start : NULL;
     const mbt_real* vdi = vdot ? vdot + L->v_start : NULL;
-    if (L->R_AF_is_xz) {
-      revolute_motion_xz(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i]);
+    if (L->p_AF_y_is_zero) {
+      revolute_motion_xz(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i], true);
+    } else if (L->R_AF_is_xz) {
+      revolute_motion_xz(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i], false);
     } else if (L->type == MBT_MOBILIZER_REVOLUTE) {
       revolute_motion(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i]);
     } else {
@@ -238,7 +247,7 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
     for (int k = 0; k < L->nv; ++k) tau[L->v_start + k] = tau_app ? t[k] - tau_app[L->v_start + k] : t[k];
     if (L->parent > 0) {
       mbt_spatial_force* FA = &S[L->parent].F;
-      FA->tau = mbt_vec3_add(FA->tau, mbt_vec3_add(t_A, mbt_vec3_cross(s->p_AoMo_A, f_A)));
+      FA->tau = mbt_vec3_sub(FA->tau, mbt_vec3_sub(cross_p(f_A, s->p_AoMo_A, L->p_AF_y_is_zero), t_A));
       FA->f = mbt_vec3_add(FA->f, f_A);
     }
   }

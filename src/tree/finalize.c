@@ -132,6 +132,34 @@ static bool turn_of(const mbt_local_node* local, int i, mbt_mat3* Rz) {
   return true;
 }
 
+/* After the turns: the origin of a node with R_AF_is_xz (F̃o = M̃o, revolute) moved along its axis
+ * by t = p_y / sin b, so that p_AF = (p_x, 0, p_z) (p_AF += t·R_AF·ẑ, R_AF·ẑ = (0, −sin b, cos b);
+ * set exactly); X_AF.p of its children and X_HB.p of the bodies it carries −= t·ẑ. Only where
+ * sin b ≥ 1/2 (|t| ≤ 2·|p_y|: the origin stays near the joint). origin_shift: whether local node
+ * i moves, and t, from its p_y before the move. */
+static bool origin_shift(const mbt_local_node* local, int i, mbt_real* t) {
+  const mbt_local_node* L = &local[i];
+  const mbt_real sb = -L->X_AF.R.m[1][2];
+  if (i == 0 || !L->R_AF_is_xz || mbt_value(sb) < 0.5) return false;
+  *t = L->X_AF.p.v[1] / sb;
+  return true;
+}
+
+/* The bodies first, then the nodes tip to base (a node's t is read before its p_y is zeroed). */
+static void shift_origins_along_axes(mbt_node* nodes, int nb, mbt_local_node* local, int num) {
+  mbt_real t;
+  for (int n = 1; n < nb; ++n)
+    if (origin_shift(local, nodes[n].host, &t)) nodes[n].X_HB.p.v[2] -= t;
+  for (int i = num - 1; i > 0; --i) {
+    mbt_local_node* C = &local[i];
+    if (origin_shift(local, C->parent, &t)) C->X_AF.p.v[2] -= t;
+    if (!origin_shift(local, i, &t)) continue;
+    C->X_AF.p.v[1] = 0;
+    C->X_AF.p.v[2] += t * C->X_AF.R.m[2][2];
+    C->p_AF_y_is_zero = true;
+  }
+}
+
 /* turn_of applied to every local node with a single child (child[λ]: scratch [num], −1 if none
  * or several); the bodies first, as turn_of reads X_AF before the turn. */
 static void turn_frames_about_axes(mbt_node* nodes, int nb, mbt_local_node* local, int num, int* child) {
@@ -157,6 +185,7 @@ static void turn_frames_about_axes(mbt_node* nodes, int nb, mbt_local_node* loca
     C->X_AF.R.m[0][2] = 0;
     C->R_AF_is_xz = true;
   }
+  shift_origins_along_axes(nodes, nb, local, num);
 }
 
 /* The names "<body>_floating" of the quaternion-floating mobilizers finalize adds for the bodies
