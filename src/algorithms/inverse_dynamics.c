@@ -85,18 +85,21 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
 }
 
-/* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s. */
+/* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s, taken with the
+ * parent's linear velocity v_A = 0 and its spatial acceleration a_A = the classical one a_Ao − w_A × v_A
+ * = a_Ao: the classical acceleration a_M + w_M × v_M the caller forms does not depend on v_A (its
+ * terms in v_A, (−R_AMᵀ·w_A + w_M − wJ) × R_AMᵀ·v_A, cancel), so no node keeps a linear velocity. */
 static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* s, const mbt_spatial_velocity* vJ,
                                 const mbt_spatial_acceleration* aJ) {
+  const mbt_vec3 aA = sA->A.a;
   const mbt_mat3* R = &s->R_AM;
   const mbt_vec3 p = s->p_AoMo_A;
   const mbt_vec3 w = mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->V.w), vJ->w);
-  const mbt_vec3 v =
-      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(sA->V.w, p))), vJ->v);
+  const mbt_vec3 v = mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_cross(sA->V.w, p)), vJ->v);
   const mbt_vec3 al = mbt_vec3_add(mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->A.alpha), aJ->alpha),
                                    mbt_vec3_cross(w, vJ->w));
   const mbt_vec3 a = mbt_vec3_add(
-      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(sA->A.a, mbt_vec3_cross(sA->A.alpha, p))), aJ->a),
+      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(aA, mbt_vec3_cross(sA->A.alpha, p))), aJ->a),
       mbt_vec3_add(mbt_vec3_cross(w, vJ->v), mbt_vec3_cross(v, vJ->w)));
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
@@ -110,44 +113,6 @@ static inline void local_motion_from_world(const mbt_local_scratch* sA, mbt_loca
   s->A.a = mbt_vec3_add(mbt_mat3_tmul_vec(&s->R_AM, sA->A.a), aJ->a);
 }
 
-/* local_joint and local_motion for a revolute node, about ẑ, without the zero terms:
- *   R_AM = R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z) (12 products),
- *   p_AoMo_A = p_AF, vJ = [ẑ·q̇; 0], ȧJ = [ẑ·q̈; 0], and with x × ẑ = (x_y, −x_x, 0):
- *   w = Rᵀ·w_A + ẑ·q̇,  v = Rᵀ·(v_A + w_A × p),
- *   α = Rᵀ·α_A + ẑ·q̈ + q̇·(w_y, −w_x, 0),  a = Rᵀ·(a_A + α_A × p) + q̇·(v_y, −v_x, 0). */
-static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
-                                   const mbt_local_scratch* sA, mbt_local_scratch* s) {
-  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
-  mbt_mat3 R;
-  if (L->R_AF_is_identity) {
-    R = mbt__rot_z(sn, cs);
-  } else {
-    const mbt_mat3* A = &L->X_AF.R;
-    for (int r = 0; r < 3; ++r) {
-      R.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
-      R.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
-      R.m[r][2] = A->m[r][2];
-    }
-  }
-  const mbt_vec3 p = L->X_AF.p;
-  s->R_AM = R;
-  s->p_AoMo_A = p;
-  if (L->parent == 0) {  /* V_A = 0, α_A = 0: w = ẑ·q̇, v = 0, α = ẑ·q̈, a = Rᵀ·a_A */
-    s->V.w = mbt_vec3_make(0, 0, qd), s->V.v = mbt_vec3_zero();
-    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = mbt_mat3_tmul_vec(&R, sA->A.a);
-    return;
-  }
-  const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
-  mbt_vec3 w = mbt_mat3_tmul_vec(&R, wA);
-  const mbt_vec3 v = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(wA, p)));
-  mbt_vec3 al = mbt_mat3_tmul_vec(&R, alA);
-  mbt_vec3 a = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->A.a, mbt_vec3_cross(alA, p)));
-  w.v[2] += qd;
-  al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
-  a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
-  s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
-}
-
 /* R_AM = R_x(b)·R_z(θ) of a node with R_AF_is_xz (θ = q + φ): R_AMᵀ·x = R_z(θ)ᵀ·(R_x(b)ᵀ·x) and
  * R_AM·x = R_x(b)·(R_z(θ)·x), two plane rotations (12 flops against 15 for a 3×3 product).
  * cs = {cos b, sin b, cos θ, sin θ}. */
@@ -159,6 +124,10 @@ static inline mbt_vec3 xz_mul(const mbt_real* cs, mbt_vec3 x) {
   const mbt_real y0 = cs[2] * x.v[0] - cs[3] * x.v[1], y1 = cs[3] * x.v[0] + cs[2] * x.v[1];
   return mbt_vec3_make(y0, cs[0] * y1 - cs[1] * x.v[2], cs[1] * y1 + cs[0] * x.v[2]);
 }
+/* R_AMᵀ·x of a revolute node: xz_tmul (xz), else the 3×3 product with s->R_AM. */
+static inline mbt_vec3 tmul_AM(const mbt_local_scratch* s, bool xz, mbt_vec3 x) {
+  return xz ? xz_tmul(s->cs_xz, x) : mbt_mat3_tmul_vec(&s->R_AM, x);
+}
 
 /* w × p, and p × w = −(w × p), for p = (p_x, 0, p_z) when py0 (p_AF_y_is_zero: 5 flops, not 9). */
 static inline mbt_vec3 cross_p(mbt_vec3 w, mbt_vec3 p, bool py0) {
@@ -166,31 +135,68 @@ static inline mbt_vec3 cross_p(mbt_vec3 w, mbt_vec3 p, bool py0) {
   return mbt_vec3_make(w.v[1] * p.v[2], w.v[2] * p.v[0] - w.v[0] * p.v[2], -w.v[1] * p.v[0]);
 }
 
-/* revolute_motion for a node with R_AF_is_xz (never hanging from the world): R_AMᵀ by xz_tmul,
- * with cos θ, sin θ of θ = q + φ from those of q and φ; cs kept in s->cs_xz for the force; py0:
- * L->p_AF_y_is_zero (a constant at each call, for the compiler). */
-static inline void revolute_motion_xz(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
-                                      const mbt_local_scratch* sA, mbt_local_scratch* s, bool py0) {
+/* R_AM of a revolute node into s: with R_AF_is_xz (xz) cos θ, sin θ of θ = q + φ from those of q
+ * and φ into s->cs_xz; else R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z). */
+static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_node* L, bool xz, mbt_local_scratch* s) {
   const mbt_real sn = ctx->sin_q[L->q_start], cn = ctx->cos_q[L->q_start];
   const mbt_mat3* F = &L->X_AF.R;
-  const mbt_real cf = F->m[0][0], sf = -F->m[0][1];
-  mbt_real* cs = s->cs_xz;
-  cs[0] = F->m[2][2], cs[1] = -F->m[1][2], cs[2] = cn * cf - sn * sf, cs[3] = sn * cf + cn * sf;
-  const mbt_vec3 p = L->X_AF.p, wA = sA->V.w, alA = sA->A.alpha;
-  mbt_vec3 w = xz_tmul(cs, wA);
-  const mbt_vec3 v = xz_tmul(cs, mbt_vec3_add(sA->V.v, cross_p(wA, p, py0)));
-  mbt_vec3 al = xz_tmul(cs, alA);
-  mbt_vec3 a = xz_tmul(cs, mbt_vec3_add(sA->A.a, cross_p(alA, p, py0)));
-  w.v[2] += qd;
-  al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
-  a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
-  s->p_AoMo_A = p;
-  s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
+  if (xz) {
+    const mbt_real cf = F->m[0][0], sf = -F->m[0][1];
+    s->cs_xz[0] = F->m[2][2], s->cs_xz[1] = -F->m[1][2];
+    s->cs_xz[2] = cn * cf - sn * sf, s->cs_xz[3] = sn * cf + cn * sf;
+  } else if (L->R_AF_is_identity) {
+    s->R_AM = mbt__rot_z(sn, cn);
+  } else {
+    for (int r = 0; r < 3; ++r) {
+      s->R_AM.m[r][0] = cn * F->m[r][0] + sn * F->m[r][1];
+      s->R_AM.m[r][1] = cn * F->m[r][1] - sn * F->m[r][0];
+      s->R_AM.m[r][2] = F->m[r][2];
+    }
+  }
 }
 
-/* f_M = I·a_M + v_M ×* (I·v_M) for one local node (mbt__moments_net_force). */
+/* revolute_motion is inlined at each of its three calls, with its flags constant: GCC kept it out
+ * of line, one copy taking the flags as arguments, 7 % slower on UR5 (measured). */
+#if defined(__GNUC__)
+#define MBT__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define MBT__ALWAYS_INLINE
+#endif
+
+/* The motion of a revolute node, about ẑ through Mo = Fo (a point of the parent too), with the
+ * classical acceleration a of Mo [Luh, Walker, Paul 1980], which needs no linear velocity:
+ *   w = Rᵀ·w_A + ẑ·q̇,  α = Rᵀ·α_A + ẑ·q̈ + q̇·(w_y, −w_x, 0)  (w × ẑ),
+ *   a = Rᵀ·(a_A + α_A × p + w_A × (w_A × p)),
+ * R = R_AM, p = p_AF; hanging from the world: w = ẑ·q̇, α = ẑ·q̈, a = Rᵀ·a_W. xz, py0:
+ * L->R_AF_is_xz, L->p_AF_y_is_zero (constants at each call, for the compiler). */
+static inline MBT__ALWAYS_INLINE void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
+                                   const mbt_local_scratch* sA, mbt_local_scratch* s, bool xz, bool py0) {
+  revolute_rotation(ctx, L, xz, s);
+  const mbt_vec3 p = L->X_AF.p;
+  s->p_AoMo_A = p;
+  if (L->parent == 0) {
+    s->V.w = mbt_vec3_make(0, 0, qd);
+    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = tmul_AM(s, xz, sA->A.a);
+    return;
+  }
+  const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
+  const mbt_vec3 u = cross_p(wA, p, py0);
+  mbt_vec3 w = tmul_AM(s, xz, wA);
+  w.v[2] += qd;
+  const mbt_vec3 al = mbt_vec3_add(tmul_AM(s, xz, alA), mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
+  const mbt_vec3 aA = mbt_vec3_add(mbt_vec3_add(sA->A.a, cross_p(alA, p, py0)), mbt_vec3_cross(wA, u));
+  s->V.w = w, s->A.alpha = al, s->A.a = tmul_AM(s, xz, aA);
+}
+
+/* f_M = I·a_M + v_M ×* (I·v_M) for one local node, from the classical acceleration b of Mo
+ * (b = a_M + w × v, mbt__moments_net_force): t = K·α + w × (K·w) + h × b,
+ * f = m·b − h × α − w × (h × w). */
 static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
-  mbt__moments_net_force(I, s->V.w, s->V.v, &s->A.alpha, &s->A.a, &s->F.tau, &s->F.f);
+  const mbt_vec3 w = s->V.w, al = s->A.alpha, b = s->A.a;
+  s->F.tau = mbt_vec3_add(mbt_vec3_add(mbt__moments_K_mul(I, al), mbt_vec3_cross(w, mbt__moments_K_mul(I, w))),
+                          mbt_vec3_cross(I->h, b));
+  s->F.f = mbt_vec3_sub(mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(I->h, al)),
+                        mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
 }
 
 /* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from R_AM·f_M (t_A, f_A): F_Mo_F = R_AFᵀ·R_AM·f_M. */
@@ -222,18 +228,20 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
     const mbt_local_node* L = &nodes[i];
     const mbt_real* vi = v ? v + L->v_start : NULL;
     const mbt_real* vdi = vdot ? vdot + L->v_start : NULL;
+    const mbt_real qd = vi ? vi[0] : 0, qdd = vdi ? vdi[0] : 0;
     if (L->p_AF_y_is_zero) {
-      revolute_motion_xz(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i], true);
+      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], true, true);
     } else if (L->R_AF_is_xz) {
-      revolute_motion_xz(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i], false);
+      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], true, false);
     } else if (L->type == MBT_MOBILIZER_REVOLUTE) {
-      revolute_motion(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i]);
+      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], false, false);
     } else {
       mbt_spatial_velocity vJ;
       mbt_spatial_acceleration aJ;
       local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
       if (L->parent == 0) local_motion_from_world(&S[0], &S[i], &vJ, &aJ);
       else local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+      S[i].A.a = mbt_vec3_add(S[i].A.a, mbt_vec3_cross(S[i].V.w, S[i].V.v));  /* classical */
     }
     local_force(&ctx->I_Mo_M[i], &S[i]);
   }
