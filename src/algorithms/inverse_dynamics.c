@@ -56,8 +56,9 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
  * X_MA·[w; v] = [Rᵀ·w; Rᵀ·(v + w × p)], X_AM*·[t; f] = [R·t + p × R·f; R·f] with R = R_AM,
  * p = p_AoMo_A; [w; v] × [w'; v'] = [w × w'; w × v' + v × w'], [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
 
-/* X_AM = X_AF·X_FM(q) and the joint's vJ, ȧJ in M for a prismatic node (about ẑ) or one of the
- * kinematics kernels (v, vdot: the mobilizer's slices, NULL for zero); revolute: revolute_motion. */
+/* X_AM = X_AF·X_FM(q), the joint's vJ and aJ = R_MF·A_FM in M (ȧJ = aJ − [0; wJ × vJ_v]) for a
+ * prismatic node (about ẑ) or one of the kinematics kernels (v, vdot: the mobilizer's slices, NULL
+ * for zero); revolute: revolute_motion. */
 static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q, const mbt_real* v,
                                const mbt_real* vdot, mbt_local_scratch* s, mbt_spatial_velocity* vJ,
                                mbt_spatial_acceleration* aJ) {
@@ -82,7 +83,7 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
   vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
   aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);
-  aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
+  aJ->a = mbt_mat3_tmul_vec(&X_FM.R, A_FM.a);
 }
 
 /* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s, taken with the
@@ -99,13 +100,15 @@ static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* 
   const mbt_vec3 al = mbt_vec3_add(mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->A.alpha), aJ->alpha),
                                    mbt_vec3_cross(w, vJ->w));
   const mbt_vec3 a = mbt_vec3_add(
-      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(aA, mbt_vec3_cross(sA->A.alpha, p))), aJ->a),
+      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(aA, mbt_vec3_cross(sA->A.alpha, p))),
+                   mbt_vec3_sub(aJ->a, mbt_vec3_cross(vJ->w, vJ->v))),
       mbt_vec3_add(mbt_vec3_cross(w, vJ->v), mbt_vec3_cross(v, vJ->w)));
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
 /* local_motion for a node hanging from the world (V_A = 0, α_A = 0): v_M = vJ and, as
- * vJ × vJ = 0, a_M = [ȧJ_α; Rᵀ·a_A + ȧJ_a]. */
+ * vJ × vJ = 0, a_M = [ȧJ_α; Rᵀ·a_A + ȧJ_a], whose classical acceleration a_M + wJ × vJ_v is
+ * Rᵀ·a_A + aJ_a (the caller's conversion not needed). */
 static inline void local_motion_from_world(const mbt_local_scratch* sA, mbt_local_scratch* s,
                                            const mbt_spatial_velocity* vJ, const mbt_spatial_acceleration* aJ) {
   s->V = *vJ;
@@ -206,9 +209,11 @@ static inline void local_project(const mbt_tree* tree, const mbt_local_node* L, 
     case MBT_MOBILIZER_REVOLUTE: tau[0] = s->F.tau.v[2]; break;  /* ẑ_M = ẑ_F */
     case MBT_MOBILIZER_PRISMATIC: tau[0] = s->F.f.v[2]; break;   /* R_FM = I */
     default: {
-      mbt_spatial_force F_Mo_F;
-      F_Mo_F.tau = mbt_mat3_tmul_vec(&L->X_AF.R, t_A);
-      F_Mo_F.f = mbt_mat3_tmul_vec(&L->X_AF.R, f_A);
+      mbt_spatial_force F_Mo_F = {.tau = t_A, .f = f_A};
+      if (!L->R_AF_is_identity) {
+        F_Mo_F.tau = mbt_mat3_tmul_vec(&L->X_AF.R, t_A);
+        F_Mo_F.f = mbt_mat3_tmul_vec(&L->X_AF.R, f_A);
+      }
       mbt__mob_project_spatial_force(&tree->nodes[L->node], q, &F_Mo_F, tau);
       break;
     }
@@ -239,9 +244,12 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
       mbt_spatial_velocity vJ;
       mbt_spatial_acceleration aJ;
       local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
-      if (L->parent == 0) local_motion_from_world(&S[0], &S[i], &vJ, &aJ);
-      else local_motion(&S[L->parent], &S[i], &vJ, &aJ);
-      S[i].A.a = mbt_vec3_add(S[i].A.a, mbt_vec3_cross(S[i].V.w, S[i].V.v));  /* classical */
+      if (L->parent == 0) {
+        local_motion_from_world(&S[0], &S[i], &vJ, &aJ);
+      } else {
+        local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+        S[i].A.a = mbt_vec3_add(S[i].A.a, mbt_vec3_cross(S[i].V.w, S[i].V.v));  /* classical */
+      }
     }
     local_force(&ctx->I_Mo_M[i], &S[i]);
   }
