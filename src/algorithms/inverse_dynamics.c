@@ -256,8 +256,12 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_local_scratch* s = &S[i];
-    const mbt_vec3 f_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.f) : mbt_mat3_mul_vec(&s->R_AM, s->F.f);
-    const mbt_vec3 t_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.tau) : mbt_mat3_mul_vec(&s->R_AM, s->F.tau);
+    mbt_vec3 f_A = mbt_vec3_zero(), t_A = f_A;  /* R_AM·f_M: not needed by a revolute or prismatic
+                                                   node hanging from the world */
+    if (L->parent > 0 || (L->type != MBT_MOBILIZER_REVOLUTE && L->type != MBT_MOBILIZER_PRISMATIC)) {
+      f_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.f) : mbt_mat3_mul_vec(&s->R_AM, s->F.f);
+      t_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.tau) : mbt_mat3_mul_vec(&s->R_AM, s->F.tau);
+    }
     mbt_real t[6];
     local_project(tree, L, q + L->q_start, s, t_A, f_A, t);
     for (int k = 0; k < L->nv; ++k) tau[L->v_start + k] = tau_app ? t[k] - tau_app[L->v_start + k] : t[k];
