@@ -47,12 +47,15 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
 
 /* ---- local-frame RNEA ------------------------------------------------------------------------
  * [Featherstone 2008, §5.3, Table 5.1] in body coordinates, on the local nodes (tree_internal.h:
- * welded bodies merged into their moving ancestor), each in its frame M at Mo, with spatial (not
- * classical) accelerations and gravity as the fictitious base acceleration a_W = [0; −g_W]:
+ * welded bodies merged into their moving ancestor), each in its frame M at Mo, gravity as the
+ * fictitious base acceleration a_W = −g_W. Each node keeps w, α and the classical acceleration
+ * a of Mo (the spatial one plus w × v) [Luh, Walker, Paul 1980], so no linear velocity is
+ * propagated (revolute_motion); the other mobilizers take the spatial step
  *   X_AM = X_AF·X_FM(q);  vJ = R_MF·V_FM,  ȧJ = R_MF·A_FM − [0; wJ × vJ_v] (d/dt of vJ in M);
- *   v_M = X_MA·v_A + vJ,  a_M = X_MA·a_A + ȧJ + v_M × vJ;
- *   f_M = I·a_M + v_M ×* (I·v_M), with I the constant inertia of the local node about Mo in M;
- *   tip to base: tau = H_FMᵀ·(R_FM·f_M) − tau_app,  f_A += X_AM*·f_M;
+ *   v_M = X_MA·v_A + vJ,  a_M = X_MA·a_A + ȧJ + v_M × vJ  (v_A = 0: local_motion)
+ * and add w × v. f_M = I·a_M + v_M ×* (I·v_M) from the classical a (local_force), I the constant
+ * inertia of the local node about Mo in M; tip to base: tau = H_FMᵀ·(R_FM·f_M) − tau_app,
+ * f_A += X_AM*·f_M;
  * X_MA·[w; v] = [Rᵀ·w; Rᵀ·(v + w × p)], X_AM*·[t; f] = [R·t + p × R·f; R·f] with R = R_AM,
  * p = p_AoMo_A; [w; v] × [w'; v'] = [w × w'; w × v' + v × w'], [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
 
