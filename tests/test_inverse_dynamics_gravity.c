@@ -5,6 +5,7 @@
  * type and chains of welds; it allocates nothing, leaves the kinematics caches as they were, and
  * reports bad arguments. */
 #include "support/test_util.h"
+#include "tree/context_internal.h"
 
 TU_DEFINE_HEAP_COUNTER();
 
@@ -136,6 +137,65 @@ static void test_welds_merged(void** s) {
   for (int rep = 0; rep < 4; ++rep) check_tree(make_weld_tree());
 }
 
+/* Every body's X_WB against the one composed from the frames the tree was given (the mobilizers'
+ * X_PF, X_BM and revolute axes in F, in body order: parents first), which knows nothing of the
+ * local nodes' frames: X_WB = X_WP·X_PF·R_axis(q)·X_BM⁻¹. */
+static void check_poses_from_frames(const mbt_tree* tree) {
+  mbt_context* ctx = mbt_context_create(tree);
+  assert_non_null(ctx);
+  tu_rand_state(tree, ctx);
+  const int nb = tree->num_bodies;
+  mbt_transform* X = calloc((size_t)nb, sizeof *X);
+  assert_non_null(X);
+  X[0] = mbt_transform_identity();
+  for (int b = 1; b < nb; ++b) {
+    const mbt_mobilizer* m = &tree->mobilizers[tree->bodies[b].mobilizer];
+    mbt_transform X_FM = mbt_transform_identity();
+    if (m->type == MBT_MOBILIZER_REVOLUTE) X_FM.R = mbt_rotation_from_axis_angle(m->axis, ctx->q[m->q_start]);
+    else assert_int_equal(m->type, MBT_MOBILIZER_WELD);
+    const mbt_transform X_MB = mbt_transform_inverse(&tree->frames[m->outboard_frame].X_BF);
+    const mbt_transform X_WF = mbt_transform_compose(&X[m->inboard_body], &tree->frames[m->inboard_frame].X_BF);
+    const mbt_transform X_WM = mbt_transform_compose(&X_WF, &X_FM);
+    X[b] = mbt_transform_compose(&X_WM, &X_MB);
+    mbt_transform X_WB;
+    assert_int_equal(mbt_context_body_pose_in_world(tree, ctx, b, &X_WB), MBT_OK);
+    tu_assert_transform_near(&X_WB, &X[b], 1e-12);
+  }
+  free(X);
+  mbt_context_destroy(ctx);
+}
+
+/* A revolute chain with general frames, a body welded to each moving one and a welded leaf: the
+ * frames of each revolute node with one revolute child turned about its axis and moved along it
+ * (finalize.c, R_AF_is_xz, p_AF_y_is_zero), with the bodies welded to it; the chain must have
+ * such nodes. */
+static void test_turned_frames(void** s) {
+  (void)s;
+  for (int rep = 0; rep < 4; ++rep) {
+    mbt_tree* tree = mbt_tree_create();
+    assert_non_null(tree);
+    int parent = 0;
+    for (int i = 0; i < 6; ++i) {
+      char name[32];
+      snprintf(name, sizeof name, "r%d", i);
+      parent = tu_add_body_with_mobilizer(tree, name, parent, MBT_MOBILIZER_REVOLUTE, false);
+      snprintf(name, sizeof name, "w%d", i);
+      assert_true(tu_add_body_with_mobilizer(tree, name, parent, MBT_MOBILIZER_WELD, false) > 0);
+    }
+    assert_true(tu_add_body_with_mobilizer(tree, "tip", parent, MBT_MOBILIZER_WELD, false) > 0);
+    assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+    int turned = 0, moved = 0;
+    for (int i = 1; i < tree->num_local_nodes; ++i) {
+      turned += tree->local_nodes[i].R_AF_is_xz;
+      moved += tree->local_nodes[i].p_AF_y_is_zero;
+    }
+    assert_int_equal(turned, 5); /* r1..r5 */
+    assert_true(moved > 0);      /* origins moved along the axes: p_AF = (p_x, 0, p_z) */
+    check_poses_from_frames(tree);
+    check_tree(tree);
+  }
+}
+
 /* No heap call; the caches computed before the call are still valid and unchanged after it. */
 static void test_no_allocation_caches_untouched(void** s) {
   (void)s;
@@ -213,6 +273,7 @@ int main(void) {
       cmocka_unit_test(test_shipped_models),
       cmocka_unit_test(test_random_trees),
       cmocka_unit_test(test_welds_merged),
+      cmocka_unit_test(test_turned_frames),
       cmocka_unit_test(test_no_allocation_caches_untouched),
       cmocka_unit_test(test_bad_arguments),
   };

@@ -47,17 +47,21 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
 
 /* ---- local-frame RNEA ------------------------------------------------------------------------
  * [Featherstone 2008, §5.3, Table 5.1] in body coordinates, on the local nodes (tree_internal.h:
- * welded bodies merged into their moving ancestor), each in its frame M at Mo, with spatial (not
- * classical) accelerations and gravity as the fictitious base acceleration a_W = [0; −g_W]:
+ * welded bodies merged into their moving ancestor), each in its frame M at Mo, gravity as the
+ * fictitious base acceleration a_W = −g_W. Each node keeps w, α and the classical acceleration
+ * a of Mo (the spatial one plus w × v) [Luh, Walker, Paul 1980], so no linear velocity is
+ * propagated (revolute_motion); the other mobilizers take the spatial step
  *   X_AM = X_AF·X_FM(q);  vJ = R_MF·V_FM,  ȧJ = R_MF·A_FM − [0; wJ × vJ_v] (d/dt of vJ in M);
- *   v_M = X_MA·v_A + vJ,  a_M = X_MA·a_A + ȧJ + v_M × vJ;
- *   f_M = I·a_M + v_M ×* (I·v_M), with I the constant inertia of the local node about Mo in M;
- *   tip to base: tau = H_FMᵀ·(R_FM·f_M) − tau_app,  f_A += X_AM*·f_M;
+ *   v_M = X_MA·v_A + vJ,  a_M = X_MA·a_A + ȧJ + v_M × vJ  (v_A = 0: local_motion)
+ * and add w × v. f_M = I·a_M + v_M ×* (I·v_M) from the classical a (local_force), I the constant
+ * inertia of the local node about Mo in M; tip to base: tau = H_FMᵀ·(R_FM·f_M) − tau_app,
+ * f_A += X_AM*·f_M;
  * X_MA·[w; v] = [Rᵀ·w; Rᵀ·(v + w × p)], X_AM*·[t; f] = [R·t + p × R·f; R·f] with R = R_AM,
  * p = p_AoMo_A; [w; v] × [w'; v'] = [w × w'; w × v' + v × w'], [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
 
-/* X_AM = X_AF·X_FM(q) and the joint's vJ, ȧJ in M for a prismatic node (about ẑ) or one of the
- * kinematics kernels (v, vdot: the mobilizer's slices, NULL for zero); revolute: revolute_motion. */
+/* X_AM = X_AF·X_FM(q), the joint's vJ and aJ = R_MF·A_FM in M (ȧJ = aJ − [0; wJ × vJ_v]) for a
+ * prismatic node (about ẑ) or one of the kinematics kernels (v, vdot: the mobilizer's slices, NULL
+ * for zero); revolute: revolute_motion. */
 static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q, const mbt_real* v,
                                const mbt_real* vdot, mbt_local_scratch* s, mbt_spatial_velocity* vJ,
                                mbt_spatial_acceleration* aJ) {
@@ -82,27 +86,32 @@ static inline void local_joint(const mbt_tree* tree, const mbt_local_node* L, co
   vJ->w = mbt_mat3_tmul_vec(&X_FM.R, V_FM.w);
   vJ->v = mbt_mat3_tmul_vec(&X_FM.R, V_FM.v);
   aJ->alpha = mbt_mat3_tmul_vec(&X_FM.R, A_FM.alpha);
-  aJ->a = mbt_vec3_sub(mbt_mat3_tmul_vec(&X_FM.R, A_FM.a), mbt_vec3_cross(vJ->w, vJ->v));
+  aJ->a = mbt_mat3_tmul_vec(&X_FM.R, A_FM.a);
 }
 
-/* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s. */
+/* v_M = X_MA·v_A + vJ, a_M = X_MA·a_A + ȧJ + v_M × vJ for one local node, into s, taken with the
+ * parent's linear velocity v_A = 0 and its spatial acceleration a_A = the classical one a_Ao − w_A × v_A
+ * = a_Ao: the classical acceleration a_M + w_M × v_M the caller forms does not depend on v_A (its
+ * terms in v_A, (−R_AMᵀ·w_A + w_M − wJ) × R_AMᵀ·v_A, cancel), so no node keeps a linear velocity. */
 static inline void local_motion(const mbt_local_scratch* sA, mbt_local_scratch* s, const mbt_spatial_velocity* vJ,
                                 const mbt_spatial_acceleration* aJ) {
+  const mbt_vec3 aA = sA->A.a;
   const mbt_mat3* R = &s->R_AM;
   const mbt_vec3 p = s->p_AoMo_A;
   const mbt_vec3 w = mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->V.w), vJ->w);
-  const mbt_vec3 v =
-      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(sA->V.w, p))), vJ->v);
+  const mbt_vec3 v = mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_cross(sA->V.w, p)), vJ->v);
   const mbt_vec3 al = mbt_vec3_add(mbt_vec3_add(mbt_mat3_tmul_vec(R, sA->A.alpha), aJ->alpha),
                                    mbt_vec3_cross(w, vJ->w));
   const mbt_vec3 a = mbt_vec3_add(
-      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(sA->A.a, mbt_vec3_cross(sA->A.alpha, p))), aJ->a),
+      mbt_vec3_add(mbt_mat3_tmul_vec(R, mbt_vec3_add(aA, mbt_vec3_cross(sA->A.alpha, p))),
+                   mbt_vec3_sub(aJ->a, mbt_vec3_cross(vJ->w, vJ->v))),
       mbt_vec3_add(mbt_vec3_cross(w, vJ->v), mbt_vec3_cross(v, vJ->w)));
   s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
 }
 
 /* local_motion for a node hanging from the world (V_A = 0, α_A = 0): v_M = vJ and, as
- * vJ × vJ = 0, a_M = [ȧJ_α; Rᵀ·a_A + ȧJ_a]. */
+ * vJ × vJ = 0, a_M = [ȧJ_α; Rᵀ·a_A + ȧJ_a], whose classical acceleration a_M + wJ × vJ_v is
+ * Rᵀ·a_A + aJ_a (the caller's conversion not needed). */
 static inline void local_motion_from_world(const mbt_local_scratch* sA, mbt_local_scratch* s,
                                            const mbt_spatial_velocity* vJ, const mbt_spatial_acceleration* aJ) {
   s->V = *vJ;
@@ -110,47 +119,90 @@ static inline void local_motion_from_world(const mbt_local_scratch* sA, mbt_loca
   s->A.a = mbt_vec3_add(mbt_mat3_tmul_vec(&s->R_AM, sA->A.a), aJ->a);
 }
 
-/* local_joint and local_motion for a revolute node, about ẑ, without the zero terms:
- *   R_AM = R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z) (12 products),
- *   p_AoMo_A = p_AF, vJ = [ẑ·q̇; 0], ȧJ = [ẑ·q̈; 0], and with x × ẑ = (x_y, −x_x, 0):
- *   w = Rᵀ·w_A + ẑ·q̇,  v = Rᵀ·(v_A + w_A × p),
- *   α = Rᵀ·α_A + ẑ·q̈ + q̇·(w_y, −w_x, 0),  a = Rᵀ·(a_A + α_A × p) + q̇·(v_y, −v_x, 0). */
-static inline void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
-                                   const mbt_local_scratch* sA, mbt_local_scratch* s) {
-  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
-  mbt_mat3 R;
-  if (L->R_AF_is_identity) {
-    R = mbt__rot_z(sn, cs);
+/* R_AM = R_x(b)·R_z(θ) of a node with R_AF_is_xz (θ = q + φ): R_AMᵀ·x = R_z(θ)ᵀ·(R_x(b)ᵀ·x) and
+ * R_AM·x = R_x(b)·(R_z(θ)·x), two plane rotations (12 flops against 15 for a 3×3 product).
+ * cs = {cos b, sin b, cos θ, sin θ}. */
+static inline mbt_vec3 xz_tmul(const mbt_real* cs, mbt_vec3 x) {
+  const mbt_real y1 = cs[0] * x.v[1] + cs[1] * x.v[2], y2 = cs[0] * x.v[2] - cs[1] * x.v[1];
+  return mbt_vec3_make(cs[2] * x.v[0] + cs[3] * y1, cs[2] * y1 - cs[3] * x.v[0], y2);
+}
+static inline mbt_vec3 xz_mul(const mbt_real* cs, mbt_vec3 x) {
+  const mbt_real y0 = cs[2] * x.v[0] - cs[3] * x.v[1], y1 = cs[3] * x.v[0] + cs[2] * x.v[1];
+  return mbt_vec3_make(y0, cs[0] * y1 - cs[1] * x.v[2], cs[1] * y1 + cs[0] * x.v[2]);
+}
+/* R_AMᵀ·x of a revolute node: xz_tmul (xz), else the 3×3 product with s->R_AM. */
+static inline mbt_vec3 tmul_AM(const mbt_local_scratch* s, bool xz, mbt_vec3 x) {
+  return xz ? xz_tmul(s->cs_xz, x) : mbt_mat3_tmul_vec(&s->R_AM, x);
+}
+
+/* w × p, and p × w = −(w × p), for p = (p_x, 0, p_z) when py0 (p_AF_y_is_zero: 5 flops, not 9). */
+static inline mbt_vec3 cross_p(mbt_vec3 w, mbt_vec3 p, bool py0) {
+  if (!py0) return mbt_vec3_cross(w, p);
+  return mbt_vec3_make(w.v[1] * p.v[2], w.v[2] * p.v[0] - w.v[0] * p.v[2], -w.v[1] * p.v[0]);
+}
+
+/* R_AM of a revolute node into s: with R_AF_is_xz (xz) cos θ, sin θ of θ = q + φ from those of q
+ * and φ into s->cs_xz; else R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z). */
+static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_node* L, bool xz, mbt_local_scratch* s) {
+  const mbt_real sn = ctx->sin_q[L->q_start], cn = ctx->cos_q[L->q_start];
+  const mbt_mat3* F = &L->X_AF.R;
+  if (xz) {
+    const mbt_real cf = F->m[0][0], sf = -F->m[0][1];
+    s->cs_xz[0] = F->m[2][2], s->cs_xz[1] = -F->m[1][2];
+    s->cs_xz[2] = cn * cf - sn * sf, s->cs_xz[3] = sn * cf + cn * sf;
+  } else if (L->R_AF_is_identity) {
+    s->R_AM = mbt__rot_z(sn, cn);
   } else {
-    const mbt_mat3* A = &L->X_AF.R;
     for (int r = 0; r < 3; ++r) {
-      R.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
-      R.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
-      R.m[r][2] = A->m[r][2];
+      s->R_AM.m[r][0] = cn * F->m[r][0] + sn * F->m[r][1];
+      s->R_AM.m[r][1] = cn * F->m[r][1] - sn * F->m[r][0];
+      s->R_AM.m[r][2] = F->m[r][2];
     }
   }
+}
+
+/* revolute_motion is inlined at each of its three calls, with its flags constant: GCC kept it out
+ * of line, one copy taking the flags as arguments, 7 % slower on UR5 (measured). */
+#if defined(__GNUC__)
+#define MBT__ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define MBT__ALWAYS_INLINE
+#endif
+
+/* The motion of a revolute node, about ẑ through Mo = Fo (a point of the parent too), with the
+ * classical acceleration a of Mo [Luh, Walker, Paul 1980], which needs no linear velocity:
+ *   w = Rᵀ·w_A + ẑ·q̇,  α = Rᵀ·α_A + ẑ·q̈ + q̇·(w_y, −w_x, 0)  (w × ẑ),
+ *   a = Rᵀ·(a_A + α_A × p + w_A × (w_A × p)),
+ * R = R_AM, p = p_AF; hanging from the world: w = ẑ·q̇, α = ẑ·q̈, a = Rᵀ·a_W. xz, py0:
+ * L->R_AF_is_xz, L->p_AF_y_is_zero (constants at each call, for the compiler). */
+static inline MBT__ALWAYS_INLINE void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
+                                   const mbt_local_scratch* sA, mbt_local_scratch* s, bool xz, bool py0) {
+  revolute_rotation(ctx, L, xz, s);
   const mbt_vec3 p = L->X_AF.p;
-  s->R_AM = R;
   s->p_AoMo_A = p;
-  if (L->parent == 0) {  /* V_A = 0, α_A = 0: w = ẑ·q̇, v = 0, α = ẑ·q̈, a = Rᵀ·a_A */
-    s->V.w = mbt_vec3_make(0, 0, qd), s->V.v = mbt_vec3_zero();
-    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = mbt_mat3_tmul_vec(&R, sA->A.a);
+  if (L->parent == 0) {
+    s->V.w = mbt_vec3_make(0, 0, qd);
+    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = tmul_AM(s, xz, sA->A.a);
     return;
   }
   const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
-  mbt_vec3 w = mbt_mat3_tmul_vec(&R, wA);
-  const mbt_vec3 v = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->V.v, mbt_vec3_cross(wA, p)));
-  mbt_vec3 al = mbt_mat3_tmul_vec(&R, alA);
-  mbt_vec3 a = mbt_mat3_tmul_vec(&R, mbt_vec3_add(sA->A.a, mbt_vec3_cross(alA, p)));
+  const mbt_vec3 u = cross_p(wA, p, py0);
+  mbt_vec3 w = tmul_AM(s, xz, wA);
   w.v[2] += qd;
-  al = mbt_vec3_add(al, mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
-  a = mbt_vec3_add(a, mbt_vec3_make(qd * v.v[1], -qd * v.v[0], 0));
-  s->V.w = w, s->V.v = v, s->A.alpha = al, s->A.a = a;
+  const mbt_vec3 al = mbt_vec3_add(tmul_AM(s, xz, alA), mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
+  const mbt_vec3 aA = mbt_vec3_add(mbt_vec3_add(sA->A.a, cross_p(alA, p, py0)), mbt_vec3_cross(wA, u));
+  s->V.w = w, s->A.alpha = al, s->A.a = tmul_AM(s, xz, aA);
 }
 
-/* f_M = I·a_M + v_M ×* (I·v_M) for one local node (mbt__moments_net_force). */
+/* f_M = I·a_M + v_M ×* (I·v_M) for one local node, from the classical acceleration b of Mo
+ * (b = a_M + w × v, mbt__moments_net_force): t = K·α + w × (K·w) + h × b,
+ * f = m·b − h × α − w × (h × w). */
 static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
-  mbt__moments_net_force(I, s->V.w, s->V.v, &s->A.alpha, &s->A.a, &s->F.tau, &s->F.f);
+  const mbt_vec3 w = s->V.w, al = s->A.alpha, b = s->A.a;
+  s->F.tau = mbt_vec3_add(mbt_vec3_add(mbt__moments_K_mul(I, al), mbt_vec3_cross(w, mbt__moments_K_mul(I, w))),
+                          mbt_vec3_cross(I->h, b));
+  s->F.f = mbt_vec3_sub(mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(I->h, al)),
+                        mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
 }
 
 /* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from R_AM·f_M (t_A, f_A): F_Mo_F = R_AFᵀ·R_AM·f_M. */
@@ -160,9 +212,11 @@ static inline void local_project(const mbt_tree* tree, const mbt_local_node* L, 
     case MBT_MOBILIZER_REVOLUTE: tau[0] = s->F.tau.v[2]; break;  /* ẑ_M = ẑ_F */
     case MBT_MOBILIZER_PRISMATIC: tau[0] = s->F.f.v[2]; break;   /* R_FM = I */
     default: {
-      mbt_spatial_force F_Mo_F;
-      F_Mo_F.tau = mbt_mat3_tmul_vec(&L->X_AF.R, t_A);
-      F_Mo_F.f = mbt_mat3_tmul_vec(&L->X_AF.R, f_A);
+      mbt_spatial_force F_Mo_F = {.tau = t_A, .f = f_A};
+      if (!L->R_AF_is_identity) {
+        F_Mo_F.tau = mbt_mat3_tmul_vec(&L->X_AF.R, t_A);
+        F_Mo_F.f = mbt_mat3_tmul_vec(&L->X_AF.R, f_A);
+      }
       mbt__mob_project_spatial_force(&tree->nodes[L->node], q, &F_Mo_F, tau);
       break;
     }
@@ -182,28 +236,41 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
     const mbt_local_node* L = &nodes[i];
     const mbt_real* vi = v ? v + L->v_start : NULL;
     const mbt_real* vdi = vdot ? vdot + L->v_start : NULL;
-    if (L->type == MBT_MOBILIZER_REVOLUTE) {
-      revolute_motion(ctx, L, vi ? vi[0] : 0, vdi ? vdi[0] : 0, &S[L->parent], &S[i]);
+    const mbt_real qd = vi ? vi[0] : 0, qdd = vdi ? vdi[0] : 0;
+    if (L->p_AF_y_is_zero) {
+      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], true, true);
+    } else if (L->R_AF_is_xz) {
+      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], true, false);
+    } else if (L->type == MBT_MOBILIZER_REVOLUTE) {
+      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], false, false);
     } else {
       mbt_spatial_velocity vJ;
       mbt_spatial_acceleration aJ;
       local_joint(tree, L, q + L->q_start, vi, vdi, &S[i], &vJ, &aJ);
-      if (L->parent == 0) local_motion_from_world(&S[0], &S[i], &vJ, &aJ);
-      else local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+      if (L->parent == 0) {
+        local_motion_from_world(&S[0], &S[i], &vJ, &aJ);
+      } else {
+        local_motion(&S[L->parent], &S[i], &vJ, &aJ);
+        S[i].A.a = mbt_vec3_add(S[i].A.a, mbt_vec3_cross(S[i].V.w, S[i].V.v));  /* classical */
+      }
     }
     local_force(&ctx->I_Mo_M[i], &S[i]);
   }
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_local_scratch* s = &S[i];
-    const mbt_vec3 f_A = mbt_mat3_mul_vec(&s->R_AM, s->F.f);
-    const mbt_vec3 t_A = mbt_mat3_mul_vec(&s->R_AM, s->F.tau);
+    mbt_vec3 f_A = mbt_vec3_zero(), t_A = f_A;  /* R_AM·f_M: not needed by a revolute or prismatic
+                                                   node hanging from the world */
+    if (L->parent > 0 || (L->type != MBT_MOBILIZER_REVOLUTE && L->type != MBT_MOBILIZER_PRISMATIC)) {
+      f_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.f) : mbt_mat3_mul_vec(&s->R_AM, s->F.f);
+      t_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.tau) : mbt_mat3_mul_vec(&s->R_AM, s->F.tau);
+    }
     mbt_real t[6];
     local_project(tree, L, q + L->q_start, s, t_A, f_A, t);
     for (int k = 0; k < L->nv; ++k) tau[L->v_start + k] = tau_app ? t[k] - tau_app[L->v_start + k] : t[k];
     if (L->parent > 0) {
       mbt_spatial_force* FA = &S[L->parent].F;
-      FA->tau = mbt_vec3_add(FA->tau, mbt_vec3_add(t_A, mbt_vec3_cross(s->p_AoMo_A, f_A)));
+      FA->tau = mbt_vec3_sub(FA->tau, mbt_vec3_sub(cross_p(f_A, s->p_AoMo_A, L->p_AF_y_is_zero), t_A));
       FA->f = mbt_vec3_add(FA->f, f_A);
     }
   }

@@ -87,9 +87,13 @@ typedef struct {
 typedef struct {
   mbt_mat3 R_AM;                /* X_AM: M in the frame A of the moving ancestor */
   mbt_vec3 p_AoMo_A;
-  mbt_spatial_velocity V;       /* V_WM */
-  mbt_spatial_acceleration A;   /* spatial acceleration [Featherstone 2008, §2.6]: [α; a_Mo − w × v_Mo] */
+  mbt_spatial_velocity V;       /* w of V_WM; v only as a non-revolute node's spatial step takes it
+                                   (with its parent's v = 0, inverse_dynamics.c) */
+  mbt_spatial_acceleration A;   /* [α; a_Mo], a_Mo the classical acceleration of Mo (the spatial
+                                   one [Featherstone 2008, §2.6] plus w × v_Mo; inverse_dynamics.c) */
   mbt_spatial_force F;          /* the net force of the subtree's bodies on M, at Mo */
+  mbt_real cs_xz[4];            /* R_AF_is_xz (tree_internal.h): cos b, sin b, cos θ, sin θ of
+                                   R_AM = R_x(b)·R_z(θ), θ = q + φ; R_AM is then not set */
 } mbt_local_scratch;
 
 struct mbt_context {

@@ -111,6 +111,83 @@ static int build_local_nodes(mbt_node* nodes, int nb, mbt_local_node* local) {
   return num;
 }
 
+/* For the local-frame inverse dynamics (inverse_dynamics.c, R_AF_is_xz): where a revolute node λ
+ * (R_AF ≠ I) has a single child local node c, revolute, whose R_AF = R_z(e)·R_x(b)·R_z(φ₀) has
+ * b ≠ 0, λ's frames F̃, M̃ are turned about their common axis ẑ by e (R_F̃M̃ = R_z(q) stays; the
+ * frames of every node are free to turn so): R_AF·R_z(e) for λ, R_z(e)ᵀ·X for X_AF of c and
+ * X_HB of the bodies λ carries. Then c's R_AF = R_x(b)·R_z(φ), first row (cos φ, −sin φ, 0),
+ * as ẑ_F of c in A is (sin e, −cos e)·sin b before the turn and (0, −sin b) after (set exactly).
+ * turn_of: whether local node i is such a c, and R_z(e) from its X_AF before the turn. */
+static bool turn_of(const mbt_local_node* local, int i, mbt_mat3* Rz) {
+  const mbt_local_node* C = &local[i];
+  const mbt_local_node* L = &local[C->parent];
+  const mbt_mat3* R = &C->X_AF.R;
+  const mbt_real sb = mbt_sqrt(R->m[0][2] * R->m[0][2] + R->m[1][2] * R->m[1][2]);
+  if (C->parent == 0 || L->type != MBT_MOBILIZER_REVOLUTE || L->R_AF_is_identity || C->type != MBT_MOBILIZER_REVOLUTE ||
+      mbt_value(sb) == 0)
+    return false;
+  const mbt_real se = R->m[0][2] / sb, ce = -R->m[1][2] / sb;
+  const mbt_mat3 T = {{{ce, -se, 0}, {se, ce, 0}, {0, 0, 1}}};
+  *Rz = T;
+  return true;
+}
+
+/* After the turns: the origin of a node with R_AF_is_xz (F̃o = M̃o, revolute) moved along its axis
+ * by t = p_y / sin b, so that p_AF = (p_x, 0, p_z) (p_AF += t·R_AF·ẑ, R_AF·ẑ = (0, −sin b, cos b);
+ * set exactly); X_AF.p of its children and X_HB.p of the bodies it carries −= t·ẑ. Only where
+ * sin b ≥ 1/2 (|t| ≤ 2·|p_y|: the origin stays near the joint). origin_shift: whether local node
+ * i moves, and t, from its p_y before the move. */
+static bool origin_shift(const mbt_local_node* local, int i, mbt_real* t) {
+  const mbt_local_node* L = &local[i];
+  const mbt_real sb = -L->X_AF.R.m[1][2];
+  if (i == 0 || !L->R_AF_is_xz || mbt_value(sb) < 0.5) return false;
+  *t = L->X_AF.p.v[1] / sb;
+  return true;
+}
+
+/* The bodies first, then the nodes tip to base (a node's t is read before its p_y is zeroed). */
+static void shift_origins_along_axes(mbt_node* nodes, int nb, mbt_local_node* local, int num) {
+  mbt_real t;
+  for (int n = 1; n < nb; ++n)
+    if (origin_shift(local, nodes[n].host, &t)) nodes[n].X_HB.p.v[2] -= t;
+  for (int i = num - 1; i > 0; --i) {
+    mbt_local_node* C = &local[i];
+    if (origin_shift(local, C->parent, &t)) C->X_AF.p.v[2] -= t;
+    if (!origin_shift(local, i, &t)) continue;
+    C->X_AF.p.v[1] = 0;
+    C->X_AF.p.v[2] += t * C->X_AF.R.m[2][2];
+    C->p_AF_y_is_zero = true;
+  }
+}
+
+/* turn_of applied to every local node with a single child (child[λ]: scratch [num], −1 if none
+ * or several); the bodies first, as turn_of reads X_AF before the turn. */
+static void turn_frames_about_axes(mbt_node* nodes, int nb, mbt_local_node* local, int num, int* child) {
+  for (int i = 0; i < num; ++i) child[i] = -1;
+  for (int i = 1; i < num; ++i) {
+    int* c = &child[local[i].parent];
+    *c = *c == -1 ? i : -2;
+  }
+  mbt_mat3 Rz;
+  for (int n = 1; n < nb; ++n) {
+    const int h = nodes[n].host;
+    if (h == 0 || child[h] < 0 || !turn_of(local, child[h], &Rz)) continue;
+    nodes[n].X_HB.R = mbt_mat3_tmul(&Rz, &nodes[n].X_HB.R);
+    nodes[n].X_HB.p = mbt_mat3_tmul_vec(&Rz, nodes[n].X_HB.p);
+  }
+  for (int i = 1; i < num; ++i) {
+    mbt_local_node* C = &local[i];
+    if (child[C->parent] != i || !turn_of(local, i, &Rz)) continue;
+    mbt_local_node* L = &local[C->parent];
+    L->X_AF.R = mbt_mat3_mul(&L->X_AF.R, &Rz);
+    C->X_AF.R = mbt_mat3_tmul(&Rz, &C->X_AF.R);
+    C->X_AF.p = mbt_mat3_tmul_vec(&Rz, C->X_AF.p);
+    C->X_AF.R.m[0][2] = 0;
+    C->R_AF_is_xz = true;
+  }
+  shift_origins_along_axes(nodes, nb, local, num);
+}
+
 /* The names "<body>_floating" of the quaternion-floating mobilizers finalize adds for the bodies
  * without an inboard mobilizer (*names: num_floating of them, freed by the caller); fails on a
  * name already used. */
@@ -263,8 +340,9 @@ static void build_nodes(mbt_tree* tree, const int* order, mbt_node* nodes) {
   }
   mbt_local_node* local = (mbt_local_node*)(void*)(nodes + nb);
   tree->num_local_nodes = build_local_nodes(nodes, nb, local);
-  /* The revolute and screw angles, whose sin and cos a pose pass computes in one batch. */
   int* angle_q = (int*)(void*)(local + nb);
+  turn_frames_about_axes(nodes, nb, local, tree->num_local_nodes, angle_q); /* angle_q as scratch */
+  /* The revolute and screw angles, whose sin and cos a pose pass computes in one batch. */
   tree->num_angles = 0;
   for (int n = 1; n < nb; ++n)
     if (nodes[n].type == MBT_MOBILIZER_REVOLUTE || nodes[n].type == MBT_MOBILIZER_SCREW)

@@ -121,6 +121,11 @@ typedef struct {
                                    R_WF = I, p_RoMo = 0, so its six columns H are the unit vectors */
   mbt_vec3 axis;                /* unit axis in F (= M) for revolute/prismatic/screw */
   mbt_transform X_AF;           /* the inboard frame F in A, constant (welds composed in) */
+  bool R_AF_is_xz;              /* revolute, R_AF = R_x(b)·R_z(φ) (finalize.c, turn_frames_about_axes):
+                                   R_AF.m[0][2] = 0, cos b = m[2][2], sin b = −m[1][2],
+                                   cos φ = m[0][0], sin φ = −m[0][1] */
+  bool p_AF_y_is_zero;          /* R_AF_is_xz and X_AF.p = (p_x, 0, p_z) (finalize.c,
+                                   shift_origins_along_axes) */
 } mbt_local_node;
 
 /* Visual and collision geometry (geometry.c). */
