@@ -563,7 +563,7 @@ static void check_kernels(fx* f, const char* name) {
     for (int i = 0; i < 5; ++i) X[s][i] = calloc(nn, sizeof(mbt_real));
   fx_randomize(f);
   for (int s = 0; s < 2; ++s) {
-    f->ws->avx2 = s == 1 && mbt__deriv_have_avx2();
+    f->ws->avx2 = s == 1 && mbt__cpu_has_avx2_fma();
     assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, f->vdot, f->tau, NULL, X[s][0],
                                                            X[s][1], NULL),
                      MBT_OK);

@@ -21,6 +21,23 @@ int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const 
  * they were computed (1-ulp: SLEEF's vector sincos, or the C library's). */
 void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
 
+/* ---- kernels compiled twice: baseline x86-64 and AVX2/FMA ---------------------------------------
+ * Some passes (the mass matrix's, the derivatives') are the same C compiled for baseline x86-64
+ * and, with MBT__AVX2_ATTRIBUTES, for AVX2 and FMA (fp-contract=fast: multiply-adds fused; clang
+ * fuses within statements), chosen at run time by mbt__cpu_has_avx2_fma(); both give the same
+ * numbers to round-off. -DMBT_NO_AVX2 builds the baseline alone. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
+#define MBT__AVX2 1
+#if defined(__clang__)
+#define MBT__AVX2_ATTRIBUTES __attribute__((target("avx2,fma")))
+#else
+#define MBT__AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
+#endif
+#endif
+
+/* True where the processor runs AVX2 and FMA and the build has the kernels for them (cpu.c). */
+bool mbt__cpu_has_avx2_fma(void);
+
 /* ---- shared kernels of the local-node recursions --------------------------------------------- */
 /* Ic about Bo += Ic_C about Co shifted by d = p_BoCo (parallel-axis theorem by moments, as the
  * sum of m·(|r|²·1 − r·rᵀ) over the mass points at r = d + r_C from Bo):

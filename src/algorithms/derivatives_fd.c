@@ -15,7 +15,7 @@
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
-#ifdef MBT_DERIV_AVX2
+#ifdef MBT__AVX2
 #include <immintrin.h>
 #endif
 
@@ -72,7 +72,7 @@ MBT_ALWAYS_INLINE void minv_sweep_body(const mbt_real* c, const mbt_real* d, con
   }
 }
 
-#ifdef MBT_DERIV_AVX2
+#ifdef MBT__AVX2
 /* The same, four j at a time (the six loads of a group precede its stores, so Y may be X). */
 __attribute__((target("avx2,fma"))) static void minv_sweep_avx2(const mbt_real* c, const mbt_real* d, const mbt_real* X,
                                                                 mbt_real* Y, int nv, int j0, int j1, bool add_row,
@@ -96,7 +96,7 @@ __attribute__((target("avx2,fma"))) static void minv_sweep_avx2(const mbt_real* 
 
 static void minv_sweep(const mbt_derivatives_workspace* ws, const mbt_real* c, const mbt_real* d, const mbt_real* X,
                        mbt_real* Y, int j0, int j1, bool add_row, mbt_real* row) {
-#ifdef MBT_DERIV_AVX2
+#ifdef MBT__AVX2
   if (ws->avx2) {
     minv_sweep_avx2(c, d, X, Y, ws->nv, j0, j1, add_row, row);
     return;

@@ -16,25 +16,16 @@
 typedef mbt_real mbt_v6[6];
 
 /* The kernels of the O(nv²) and O(nv³) work have two versions: for baseline x86-64 and, where the
- * processor has them (ws->avx2, checked once per workspace by __builtin_cpu_supports), for AVX2
+ * processor has them (ws->avx2, checked once per workspace by mbt__cpu_has_avx2_fma), for AVX2
  * and FMA; both give the same numbers to round-off. −M⁻¹·∂tau and the M⁻¹ sweeps are written
  * with intrinsics (derivatives_simd.c, derivatives_fd.c); the pair sweep is the same C compiled
- * for both targets: MBT_DERIV_KERNEL(name, params, args, body_args) defines name(params),
- * called with args and dispatching on ws->avx2 (ws one of the params), over
- * name##_body(body_args), an always-inline function (fp-contract=fast in the AVX2 version, so
- * that its multiply-adds are fused). -DMBT_NO_AVX2 builds the baseline alone. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
-#define MBT_DERIV_AVX2 1
-#if defined(__clang__)
-#define MBT_DERIV_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"))) /* clang fuses within statements */
-#else
-#define MBT_DERIV_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-#endif
+ * for both targets (algorithms_internal.h, MBT__AVX2_ATTRIBUTES): MBT_DERIV_KERNEL(name, params,
+ * args, body_args) defines name(params), called with args and dispatching on ws->avx2 (ws one
+ * of the params), over name##_body(body_args), an always-inline function. */
+#ifdef MBT__AVX2
 #define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
   static void name##_base params { name##_body body_args; }                     \
-  MBT_DERIV_AVX2_ATTRIBUTES static void name##_avx2 params {                     \
-    name##_body body_args;                                                      \
-  }                                                                             \
+  MBT__AVX2_ATTRIBUTES static void name##_avx2 params { name##_body body_args; } \
   static void name params {                                                     \
     if (ws->avx2)                                                               \
       name##_avx2 args;                                                         \
@@ -46,9 +37,6 @@ typedef mbt_real mbt_v6[6];
   static void name params { name##_body body_args; }
 #endif
 #define MBT_ALWAYS_INLINE static inline __attribute__((always_inline))
-
-/* True where the AVX2/FMA kernels can run (derivatives_simd.c). */
-bool mbt__deriv_have_avx2(void);
 
 /* Y = I·(v×) − (I·v)×̄* − v×*·I of a body (or a sum of them over a subtree). With I = {m, h, K}
  * about Wo and v = [ω; u], its right half vanishes and its lower-left block is skew:

@@ -6,7 +6,7 @@
  * per multiply-add instead of two). */
 #include "algorithms/derivatives_internal.h"
 
-#ifdef MBT_DERIV_AVX2
+#ifdef MBT__AVX2
 #include <immintrin.h>
 #endif
 
@@ -36,7 +36,7 @@ static void neg_product_block(const mbt_derivatives_workspace* ws, int i, int k,
     for (int c = 0; c < 8; ++c) Y[(size_t)(i + r) * nv + (size_t)(k + c)] = -a[r][c];
 }
 
-#ifdef MBT_DERIV_AVX2
+#ifdef MBT__AVX2
 /* Rows i..i+3 and columns k..k+w−1 (w = 8 or 4) of Y = −Minv·X: 4-wide accumulators, per row j
  * of X w/4 loads and four broadcasts of Minv_ji for 2·w/4·4 fused multiply-adds. */
 __attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) void neg_product_block_avx2_body(
@@ -94,22 +94,13 @@ static void neg_product_avx2(const mbt_derivatives_workspace* ws, const mbt_real
 }
 #endif
 
-bool mbt__deriv_have_avx2(void) {
-#ifdef MBT_DERIV_AVX2
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-
 /* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v): register blocks (2×8 baseline, 4×8 and 4×4
  * AVX2), the last row and column of blocks shifted back to end at nv (overlapping entries are
  * computed twice, identically). */
 void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
                            mbt_real* Y) {
   const int nv = ws->nv;
-#ifdef MBT_DERIV_AVX2
+#ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) {
     neg_product_avx2(ws, Minv, X, Y);
     return;

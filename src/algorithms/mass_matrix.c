@@ -105,18 +105,10 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
 }
 
 /* The CRBA's passes (above) after the poses, compiled for baseline x86-64 and, where the processor
- * has them (checked per call), for AVX2/FMA: the same C, the same numbers to round-off, fused
- * multiply-adds. -DMBT_NO_AVX2 builds the baseline alone. The poses stay baseline: they fill the
+ * has them (checked per call), for AVX2/FMA (algorithms_internal.h, MBT__AVX2_ATTRIBUTES). The
+ * poses stay baseline: they fill the
  * position cache, which must not depend on which function computed it (and compiled for AVX2
  * with the vectorizer's pairing of scalars, the call was slower). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(MBT_NO_AVX2)
-#define MBT__MM_AVX2 1
-#if defined(__clang__)
-#define MBT__MM_AVX2_ATTRIBUTES __attribute__((target("avx2,fma")))
-#else
-#define MBT__MM_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast")))
-#endif
-#endif
 
 /* The inertias re-expressed in W, then tip to base: the column forces, the rows of M (the nv²
  * part) and the composite inertias. */
@@ -141,9 +133,9 @@ static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool dir
   inertia_passes(tree, ctx, direct, M);
 }
 
-#ifdef MBT__MM_AVX2
-MBT__MM_AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct,
-                                                        mbt_real* M) {
+#ifdef MBT__AVX2
+MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct,
+                                                     mbt_real* M) {
   inertia_passes(tree, ctx, direct, M);
 }
 #else
@@ -160,12 +152,7 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
   const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
   if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
-#ifdef MBT__MM_AVX2
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  const bool avx2 = false;
-#endif
+  const bool avx2 = mbt__cpu_has_avx2_fma();
   if (pose)
     for (int i = 1; i < tree->num_local_nodes; ++i) mbt__position_kinematics_node(tree, ctx, i);
   ctx->position_valid = true;
