@@ -37,6 +37,13 @@ void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
 
 /* True where the processor runs AVX2 and FMA and the build has the kernels for them (cpu.c). */
 bool mbt__cpu_has_avx2_fma(void);
+/* For the functions a twice-compiled kernel calls: inlined into each version, compiled for its
+ * target (a call out of line would run the baseline code). */
+#if defined(__GNUC__)
+#define MBT__ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define MBT__ALWAYS_INLINE static inline
+#endif
 
 /* ---- shared kernels of the local-node recursions --------------------------------------------- */
 /* Ic about Bo += Ic_C about Co shifted by d = p_BoCo (parallel-axis theorem by moments, as the

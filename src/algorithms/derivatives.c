@@ -390,7 +390,7 @@ static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspa
 
 /* Φ_k = S_k ×* F + Yc·W_k + Ic·B_k and Ω_k = Ic·G_k − Yc·S_k of velocity k of local node i, into
  * column k of ws->J with Ic·S_k (ws->SI) and Ycᵀ·S_k (SY), given SxF = S_k ×* F, YS = Yc·S_k. */
-MBT_ALWAYS_INLINE void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY,
+MBT__ALWAYS_INLINE void store_velocity_rows(mbt_derivatives_workspace* ws, int i, int k, const mbt_real* SY,
                                            const mbt_real* SxF, const mbt_real* YS) {
   const mbt_inertia_moments* Ic = &ws->Ic[i];
   const size_t nv = (size_t)ws->nv;
@@ -408,7 +408,7 @@ MBT_ALWAYS_INLINE void store_velocity_rows(mbt_derivatives_workspace* ws, int i,
 
 /* Per velocity k of local node i (its subtree's Ic, Yc, F complete): Ic·S_k (unless si_known:
  * from an earlier pass at the same q), Ycᵀ·S_k, tau_k, Φ_k and Ω_k (store_velocity_rows). */
-MBT_ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau,
+MBT__ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau,
                                               bool derivatives, bool si_known) {
   const mbt_ymat* Yc = &ws->Yc[i];
   const mbt_real* S = ws->S[k];
@@ -469,7 +469,7 @@ static void backward_unit_velocities(mbt_derivatives_workspace* ws, int i, mbt_r
  *   ∂tau_j/∂q_k = (Ycᵀ·S_j)·W_k + (Ic·S_j)·B_k,
  *   ∂tau_j/∂v_k = (Ic·S_j)·G_k − (Ycᵀ·S_j)·S_k                   (row j: [SY, SI]ᵀ·[W, B], ·[−S, G]).
  * One sweep over j per side: row k reads rows PHI and OMEGA of ws->J, column k rows SY and SI. */
-MBT_ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
                                                mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;
   const int j0 = ws->node_end[k], j1 = ws->end[k];

@@ -58,7 +58,7 @@ static void init_articulated(const mbt_tree* tree, mbt_derivatives_workspace* ws
  *   x_j = (add_row ? row_j : 0) + Σ_r c_r·X_r,j,  row_j = x_j,  Y_r,j = X_r,j + d_r·x_j
  * (Y may be X). Tip to base c = −S_k/D_k, d = U_k, X = P_k, Y = P_up; base to tip
  * c = −U_k/D_k, d = S_k, X = A_up, Y = A_k, add_row. */
-MBT_ALWAYS_INLINE void minv_sweep_body(const mbt_real* c, const mbt_real* d, const mbt_real* X, mbt_real* Y, int nv,
+MBT__ALWAYS_INLINE void minv_sweep_body(const mbt_real* c, const mbt_real* d, const mbt_real* X, mbt_real* Y, int nv,
                                         int j0, int j1, bool add_row, mbt_real* restrict row) {
   const mbt_real *x0 = X, *x1 = x0 + nv, *x2 = x1 + nv, *x3 = x2 + nv, *x4 = x3 + nv, *x5 = x4 + nv;
   mbt_real *y0 = Y, *y1 = y0 + nv, *y2 = y1 + nv, *y3 = y2 + nv, *y4 = y3 + nv, *y5 = y4 + nv;
@@ -106,7 +106,7 @@ static void minv_sweep(const mbt_derivatives_workspace* ws, const mbt_real* c, c
 }
 
 /* Ia_λ += Ia_k − U_k·U_kᵀ/D_k (6×6). */
-MBT_ALWAYS_INLINE void articulated_pass_on_body(const mbt_derivatives_workspace* ws, const mbt_real* restrict Ia,
+MBT__ALWAYS_INLINE void articulated_pass_on_body(const mbt_derivatives_workspace* ws, const mbt_real* restrict Ia,
                                                 const mbt_real* restrict U, mbt_real Dinv, mbt_real* restrict Iu) {
   (void)ws;
   for (int r = 0; r < 6; ++r)
@@ -277,7 +277,7 @@ static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_w
  *   X_kj = −Σ_{m ancestor of k} L_km·X_mj  (j < k),   X_kk = 1/d_k − Σ_{m ancestor of k} L_km·X_km,
  * each row mirrored into its column when done, so that the rows of k's ancestors are complete
  * on [0, k). A locked velocity's row is zero. */
-MBT_ALWAYS_INLINE void ltdl_inverse_body(const mbt_context* ctx, const mbt_derivatives_workspace* ws,
+MBT__ALWAYS_INLINE void ltdl_inverse_body(const mbt_context* ctx, const mbt_derivatives_workspace* ws,
                                           const mbt_real* L, mbt_real* X) {
   const int nv = ws->nv;
   for (int k = 0; k < nv; ++k) {

@@ -36,7 +36,6 @@ typedef mbt_real mbt_v6[6];
 #define MBT_DERIV_KERNEL(name, params, args, body_args) \
   static void name params { name##_body body_args; }
 #endif
-#define MBT_ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* Y = I·(v×) − (I·v)×̄* − v×*·I of a body (or a sum of them over a subtree). With I = {m, h, K}
  * about Wo and v = [ω; u], its right half vanishes and its lower-left block is skew:

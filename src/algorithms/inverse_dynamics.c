@@ -163,11 +163,6 @@ static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_nod
 
 /* revolute_motion is inlined at each of its three calls, with its flags constant: GCC kept it out
  * of line, one copy taking the flags as arguments, 7 % slower on UR5 (measured). */
-#if defined(__GNUC__)
-#define MBT__ALWAYS_INLINE __attribute__((always_inline))
-#else
-#define MBT__ALWAYS_INLINE
-#endif
 
 /* The motion of a revolute node, about ẑ through Mo = Fo (a point of the parent too), with the
  * classical acceleration a of Mo [Luh, Walker, Paul 1980], which needs no linear velocity:
@@ -175,7 +170,7 @@ static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_nod
  *   a = Rᵀ·(a_A + α_A × p + w_A × (w_A × p)),
  * R = R_AM, p = p_AF; hanging from the world: w = ẑ·q̇, α = ẑ·q̈, a = Rᵀ·a_W. xz, py0:
  * L->R_AF_is_xz, L->p_AF_y_is_zero (constants at each call, for the compiler). */
-static inline MBT__ALWAYS_INLINE void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
+MBT__ALWAYS_INLINE void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
                                    const mbt_local_scratch* sA, mbt_local_scratch* s, bool xz, bool py0) {
   revolute_rotation(ctx, L, xz, s);
   const mbt_vec3 p = L->X_AF.p;

@@ -112,8 +112,7 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
 
 /* The inertias re-expressed in W, then tip to base: the column forces, the rows of M (the nv²
  * part) and the composite inertias. */
-static inline __attribute__((always_inline)) void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct,
-                                                                 mbt_real* M) {
+MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
   for (int i = 1; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
