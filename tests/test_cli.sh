@@ -240,6 +240,15 @@ has "$T/err" "broken.json" "invalid JSON names the file"
 run 2 "eval without --states" "$MBT" eval "$T/pendulum.urdf"
 run 2 "eval bad --gravity" "$MBT" eval "$T/pendulum.urdf" --states "$T/rest.json" --gravity 0,0
 run_fails "eval missing states file" "$MBT" eval "$T/pendulum.urdf" --states "$T/none.json"
+echo '{"states": [{"q": [0], "v": [0]}, 3]}' >"$T/notobj.json"
+run 1 "eval state not an object" "$MBT" eval "$T/pendulum.urdf" --states "$T/notobj.json"
+has "$T/err" "state 1 is not an object" "a state that is not an object is named"
+echo '{"state": []}' >"$T/nostates.json"
+run 1 "eval without a states array" "$MBT" eval "$T/pendulum.urdf" --states "$T/nostates.json"
+has "$T/err" '"states" array' "a file without a states array is named"
+mkdir -p "$T/adir"
+run 1 "eval --out a directory" "$MBT" eval "$T/pendulum.urdf" --states "$T/rest.json" --out "$T/adir"
+has "$T/err" "cannot write '$T/adir'" "eval names the file it cannot write"
 
 # ---- simulate ---------------------------------------------------------------------------
 # 0.5 s of the pendulum from θ = π/6 at rest, output every 0.01 s: 51 rows and a header.
