@@ -210,6 +210,19 @@ bool cli_make_parent_dirs(const char* cmd, const char* path) {
   return true;
 }
 
+bool cli_model_argument(const char* cmd, const char* arg, const char** model) {
+  if (arg[0] == '-' && arg[1] != '\0') {
+    cli_error(cmd, "unknown option '%s' (see 'mbt %s --help')", arg, cmd);
+    return false;
+  }
+  if (*model) {
+    cli_error(cmd, "more than one MODEL given ('%s', '%s')", *model, arg);
+    return false;
+  }
+  *model = arg;
+  return true;
+}
+
 bool cli_parse_gravity(const char* cmd, const char* s, double g[3]) {
   int n = 0;
   if (s && (!cli_parse_list(s, g, 3, &n) || n != 3)) {

@@ -205,15 +205,7 @@ static int parse_args(int argc, char** argv, eval_args* a) {
       if (r < 0) return -1;
       continue;
     }
-    if (s[0] == '-' && s[1] != '\0') {
-      cli_error(kCmd, "unknown option '%s' (see 'mbt eval --help')", s);
-      return -1;
-    }
-    if (a->path) {
-      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", a->path, s);
-      return -1;
-    }
-    a->path = s;
+    if (!cli_model_argument(kCmd, s, &a->path)) return -1;
   }
   if (!a->path) {
     cli_error(kCmd, "missing MODEL (a URDF file; see 'mbt eval --help')");

@@ -368,13 +368,7 @@ int mbt_cli_info(int argc, char** argv) {
       json = true;
     } else if (strcmp(a, "--all-warnings") == 0) {
       all_warnings = true;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      cli_error(kCmd, "unknown option '%s' (see 'mbt info --help')", a);
-      return CLI_EXIT_USAGE;
-    } else if (!path) {
-      path = a;
-    } else {
-      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", path, a);
+    } else if (!cli_model_argument(kCmd, a, &path)) {
       return CLI_EXIT_USAGE;
     }
   }

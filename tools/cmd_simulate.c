@@ -372,15 +372,7 @@ static int parse_args(int argc, char** argv, sim_args* a) {
     const int vr = parse_value_option(argc, argv, &i, a);
     if (vr < 0) return -1;
     if (vr > 0) continue;
-    if (s[0] == '-' && s[1] != '\0') {
-      cli_error(kCmd, "unknown option '%s' (see 'mbt simulate --help')", s);
-      return -1;
-    }
-    if (a->model) {
-      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", a->model, s);
-      return -1;
-    }
-    a->model = s;
+    if (!cli_model_argument(kCmd, s, &a->model)) return -1;
   }
   return check_args(a) ? 0 : -1;
 }
@@ -471,32 +463,32 @@ static void run_free(sim_run* r) {
   samples_free(&r->smp);
 }
 
+/* --q0 (velocities false: nq numbers) or --v0 (nv numbers) into the initial state.
+ * CLI_EXIT_OK, or the exit status with a message. */
+static int set_state_option(sim_run* r, const char* text, bool velocities) {
+  const int n = velocities ? r->nv : r->nq;
+  const char* option = velocities ? "--v0" : "--q0";
+  int count = 0;
+  if (!cli_parse_list(text, r->buf, n + 1, &count) || count != n) {
+    cli_error(kCmd, "%s needs %s = %d finite numbers%s, got '%s'", option, velocities ? "nv" : "nq", n,
+              velocities ? "" : " (in the order of 'mbt info --json')", text);
+    return CLI_EXIT_USAGE;
+  }
+  const int status = velocities ? mbt_context_set_v(r->ctx, r->buf, n) : mbt_context_set_q(r->ctx, r->buf, n);
+  if (status != MBT_OK) {
+    cli_error(kCmd, "%s: %s", option, mbt_context_last_error(r->ctx));
+    return CLI_EXIT_FAILURE;
+  }
+  return CLI_EXIT_OK;
+}
+
 /* The initial state: the default pose of the shipped model, --q0, --v0, --no-damping.
  * CLI_EXIT_OK, or the exit status with a message. */
 static int set_initial_state(const sim_args* a, bool default_model, sim_run* r) {
-  const int nq = r->nq, nv = r->nv;
-  int n = 0;
+  int rc = CLI_EXIT_OK;
   if (default_model && !a->q0) set_default_pose(r->tree, r->ctx);
-  if (a->q0) {
-    if (!cli_parse_list(a->q0, r->buf, nq + 1, &n) || n != nq) {
-      cli_error(kCmd, "--q0 needs nq = %d finite numbers (in the order of 'mbt info --json'), got '%s'", nq, a->q0);
-      return CLI_EXIT_USAGE;
-    }
-    if (mbt_context_set_q(r->ctx, r->buf, nq) != MBT_OK) {
-      cli_error(kCmd, "--q0: %s", mbt_context_last_error(r->ctx));
-      return CLI_EXIT_FAILURE;
-    }
-  }
-  if (a->v0) {
-    if (!cli_parse_list(a->v0, r->buf, nv + 1, &n) || n != nv) {
-      cli_error(kCmd, "--v0 needs nv = %d finite numbers, got '%s'", nv, a->v0);
-      return CLI_EXIT_USAGE;
-    }
-    if (mbt_context_set_v(r->ctx, r->buf, nv) != MBT_OK) {
-      cli_error(kCmd, "--v0: %s", mbt_context_last_error(r->ctx));
-      return CLI_EXIT_FAILURE;
-    }
-  }
+  if (a->q0 && (rc = set_state_option(r, a->q0, false)) != CLI_EXIT_OK) return rc;
+  if (a->v0 && (rc = set_state_option(r, a->v0, true)) != CLI_EXIT_OK) return rc;
   if (a->no_damping && !cli_zero_damping(kCmd, r->tree, r->ctx)) return CLI_EXIT_FAILURE;
   return CLI_EXIT_OK;
 }
