@@ -240,6 +240,15 @@ has "$T/err" "broken.json" "invalid JSON names the file"
 run 2 "eval without --states" "$MBT" eval "$T/pendulum.urdf"
 run 2 "eval bad --gravity" "$MBT" eval "$T/pendulum.urdf" --states "$T/rest.json" --gravity 0,0
 run_fails "eval missing states file" "$MBT" eval "$T/pendulum.urdf" --states "$T/none.json"
+echo '{"states": [{"q": [0], "v": [0]}, 3]}' >"$T/notobj.json"
+run 1 "eval state not an object" "$MBT" eval "$T/pendulum.urdf" --states "$T/notobj.json"
+has "$T/err" "state 1 is not an object" "a state that is not an object is named"
+echo '{"state": []}' >"$T/nostates.json"
+run 1 "eval without a states array" "$MBT" eval "$T/pendulum.urdf" --states "$T/nostates.json"
+has "$T/err" '"states" array' "a file without a states array is named"
+mkdir -p "$T/adir"
+run 1 "eval --out a directory" "$MBT" eval "$T/pendulum.urdf" --states "$T/rest.json" --out "$T/adir"
+has "$T/err" "cannot write '$T/adir'" "eval names the file it cannot write"
 
 # ---- simulate ---------------------------------------------------------------------------
 # 0.5 s of the pendulum from θ = π/6 at rest, output every 0.01 s: 51 rows and a header.
@@ -295,6 +304,26 @@ has "$T/err" "leapfrog" "unknown integrator named"
 run 2 "simulate bad --duration" "$MBT" simulate "$T/pendulum.urdf" --duration abc
 run 2 "simulate bad --dt" "$MBT" simulate "$T/pendulum.urdf" --dt 0
 run 2 "simulate unsupported plot format" "$MBT" simulate "$T/pendulum.urdf" --plot "$T/sim/p.pdf"
+run 2 "simulate wrong --v0 size" "$MBT" simulate "$T/pendulum.urdf" --v0 1,2 --no-plot --out "$T/sim/x.csv"
+has "$T/err" "nv = 1" "--v0 size error names nv"
+run 2 "simulate bad --gravity" "$MBT" simulate "$T/pendulum.urdf" --gravity 0,0 --no-plot --out "$T/sim/x.csv"
+has "$T/err" "three finite numbers" "--gravity error says what it needs"
+run 2 "simulate --rtol with rk4" "$MBT" simulate "$T/pendulum.urdf" --integrator rk4 --rtol 1e-3 --no-plot
+has "$T/err" "rk45 only" "--rtol is for rk45 only"
+run 2 "simulate too many steps" "$MBT" simulate "$T/pendulum.urdf" --duration 1e9 --dt 1e-6 --no-plot
+has "$T/err" "1e12" "the step limit is named"
+run 2 "simulate negative --limit-damping" "$MBT" simulate "$T/pendulum.urdf" --limit-damping -1 --no-plot
+has "$T/err" "must not be negative" "--limit-damping sign error"
+run 2 "simulate --dt without a value" "$MBT" simulate "$T/pendulum.urdf" --dt
+run 2 "simulate --contacts without contact" "$MBT" simulate "$T/pendulum.urdf" --contacts --no-plot
+run 1 "simulate --out a directory" "$MBT" simulate "$T/pendulum.urdf" --duration 0.1 --no-plot --out "$T/adir"
+has "$T/err" "cannot write '$T/adir'" "simulate names the CSV it cannot write"
+# A joint that starts beyond its limits [-3, 3]: a warning, and the limit penalty acts.
+run 0 "simulate from beyond a limit" "$MBT" simulate "$T/pendulum.urdf" --duration 0.1 --q0 3.5 \
+  --limit-stiffness 1e3 --limit-damping 10 --no-plot --out "$T/sim/lim.csv"
+has "$T/err" "outside its limits" "a start beyond the limits is warned about"
+# The penalty pushes the pendulum back inside: q(0.1 s) < 3 (without it q stays near 3.5).
+if awk -F, 'END { exit !($2 < 3) }' "$T/sim/lim.csv"; then ok; else fail "limit penalty: $(sed -n '$p' "$T/sim/lim.csv")"; fi
 
 # No MODEL: the shipped Panda, outputs under ./out/.
 mkdir -p "$T/cwd"

@@ -388,6 +388,12 @@ static void test_error_duplicate_names(void** state) {
   assert_error_contains(t, "joint 'knee'");
   assert_error_contains(t, "frame 'knee_parent' already exists");
   assert_unchanged(t, before);
+  /* And one whose "<joint>_child" frame name is taken. */
+  assert_true(mbt_tree_add_fixed_offset_frame(t, "ankle_child", 0, &X) >= 0);
+  before = snapshot(t);
+  assert_int_equal(mbt_tree_add_revolute_joint(t, "ankle", b, NULL, c, &X, ez(), 0), MBT_ERR_DUPLICATE);
+  assert_error_contains(t, "frame 'ankle_child' already exists");
+  assert_unchanged(t, before);
 
   assert_int_equal(mbt_tree_add_revolute_spring(t, "gravity", 0, 0, 1), MBT_ERR_DUPLICATE);
   assert_error_contains(t, "revolute spring 'gravity'");
@@ -485,6 +491,10 @@ static void test_error_limits(void** state) {
   assert_int_equal(mbt_tree_add_revolute_joint_with_limits(t, "r", 0, NULL, a, NULL, ez(), NAN, 1.0, 0),
                    MBT_ERR_INVALID_ARGUMENT);
   assert_error_contains(t, "NaN");
+  assert_unchanged(t, before);
+  /* A screw's pitch must be finite. */
+  assert_int_equal(mbt_tree_add_screw_joint(t, "s", 0, NULL, a, NULL, ez(), NAN, 0), MBT_ERR_INVALID_ARGUMENT);
+  assert_error_contains(t, "screw pitch");
   assert_unchanged(t, before);
   mbt_tree_destroy(t);
 }

@@ -210,6 +210,40 @@ bool cli_make_parent_dirs(const char* cmd, const char* path) {
   return true;
 }
 
+bool cli_model_argument(const char* cmd, const char* arg, const char** model) {
+  if (arg[0] == '-' && arg[1] != '\0') {
+    cli_error(cmd, "unknown option '%s' (see 'mbt %s --help')", arg, cmd);
+    return false;
+  }
+  if (*model) {
+    cli_error(cmd, "more than one MODEL given ('%s', '%s')", *model, arg);
+    return false;
+  }
+  *model = arg;
+  return true;
+}
+
+bool cli_parse_gravity(const char* cmd, const char* s, double g[3]) {
+  int n = 0;
+  if (s && (!cli_parse_list(s, g, 3, &n) || n != 3)) {
+    cli_error(cmd, "--gravity needs three finite numbers gx,gy,gz, got '%s'", s);
+    return false;
+  }
+  return true;
+}
+
+bool cli_zero_damping(const char* cmd, const mbt_tree* tree, mbt_context* ctx) {
+  const double zeros[MBT_JOINT_MAX_NV] = {0};
+  for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
+    int jnv = mbt_joint_num_velocities(tree, j);
+    if (jnv > 0 && mbt_joint_set_damping_vector(ctx, j, zeros, jnv) != MBT_OK) {
+      cli_error(cmd, "--no-damping: %s", mbt_context_last_error(ctx));
+      return false;
+    }
+  }
+  return true;
+}
+
 double cli_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -70,6 +70,14 @@ cJSON* cli_json_array(const double* x, int n);
 /* Row-major rows x cols matrix as an array of rows. */
 cJSON* cli_json_matrix(const double* A, int rows, int cols);
 
+/* A command-line argument that is no known option: the MODEL, if none is given yet (*model
+ * NULL) and it does not start with '-'. False with a message otherwise. */
+bool cli_model_argument(const char* cmd, const char* arg, const char** model);
+/* "gx,gy,gz" (--gravity) into g; g unchanged if s is NULL. False with a message. */
+bool cli_parse_gravity(const char* cmd, const char* s, double g[3]);
+/* Zero damping on every joint of ctx (--no-damping); false with a message. */
+bool cli_zero_damping(const char* cmd, const mbt_tree* tree, mbt_context* ctx);
+
 /* Reads a whole file into a NUL-terminated buffer (free()); NULL with a message. */
 char* cli_read_file(const char* cmd, const char* path, size_t* length);
 /* Creates the parent directories of a file path (like mkdir -p dirname). */

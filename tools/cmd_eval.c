@@ -170,82 +170,174 @@ static cJSON* eval_one(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_w
   return o;
 }
 
-int mbt_cli_eval(int argc, char** argv) {
-  cli_model_options mopts = {false, false};
-  const char *path = NULL, *states_path = NULL, *gravity_arg = NULL, *out_path = NULL;
-  bool no_damping = false, derivatives = false;
-  mbt_derivatives_workspace* ws = NULL;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    int r;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      print_help();
-      return CLI_EXIT_OK;
-    }
-    if (cli_parse_model_option(a, &mopts)) continue;
-    if (strcmp(a, "--derivatives") == 0) {
-      derivatives = true;
-      continue;
-    }
-    if (strcmp(a, "--no-damping") == 0) {
-      no_damping = true;
-      continue;
-    }
-    if ((r = cli_option_value(kCmd, argc, argv, &i, "--states", &states_path)) != 0 ||
-        (r = cli_option_value(kCmd, argc, argv, &i, "--gravity", &gravity_arg)) != 0 ||
-        (r = cli_option_value(kCmd, argc, argv, &i, "--out", &out_path)) != 0) {
-      if (r < 0) return CLI_EXIT_USAGE;
-      continue;
-    }
-    if (a[0] == '-' && a[1] != '\0') {
-      cli_error(kCmd, "unknown option '%s' (see 'mbt eval --help')", a);
-      return CLI_EXIT_USAGE;
-    }
-    if (path) {
-      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", path, a);
-      return CLI_EXIT_USAGE;
-    }
-    path = a;
-  }
-  if (!path) {
-    cli_error(kCmd, "missing MODEL (a URDF file; see 'mbt eval --help')");
-    return CLI_EXIT_USAGE;
-  }
-  if (!states_path) {
-    cli_error(kCmd, "missing --states FILE.json (see 'mbt eval --help')");
-    return CLI_EXIT_USAGE;
-  }
-  double g[3] = {0, 0, -9.81};
-  if (gravity_arg) {
-    int n = 0;
-    if (!cli_parse_list(gravity_arg, g, 3, &n) || n != 3) {
-      cli_error(kCmd, "--gravity needs three finite numbers gx,gy,gz, got '%s'", gravity_arg);
-      return CLI_EXIT_USAGE;
-    }
-  }
+/* The command line. */
+typedef struct {
+  cli_model_options mopts;
+  const char *path, *states_path, *out_path;
+  double g[3];
+  bool no_damping, derivatives;
+} eval_args;
 
-  /* The states file, validated before the model is used. */
+/* Parses the command line into a; 0, -2 after --help, -1 on a usage error (message printed). */
+static int parse_args(int argc, char** argv, eval_args* a) {
+  memset(a, 0, sizeof(*a));
+  a->g[2] = -9.81;
+  const char* gravity_arg = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char* s = argv[i];
+    int r;
+    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+      print_help();
+      return -2;
+    }
+    if (cli_parse_model_option(s, &a->mopts)) continue;
+    if (strcmp(s, "--derivatives") == 0) {
+      a->derivatives = true;
+      continue;
+    }
+    if (strcmp(s, "--no-damping") == 0) {
+      a->no_damping = true;
+      continue;
+    }
+    if ((r = cli_option_value(kCmd, argc, argv, &i, "--states", &a->states_path)) != 0 ||
+        (r = cli_option_value(kCmd, argc, argv, &i, "--gravity", &gravity_arg)) != 0 ||
+        (r = cli_option_value(kCmd, argc, argv, &i, "--out", &a->out_path)) != 0) {
+      if (r < 0) return -1;
+      continue;
+    }
+    if (!cli_model_argument(kCmd, s, &a->path)) return -1;
+  }
+  if (!a->path) {
+    cli_error(kCmd, "missing MODEL (a URDF file; see 'mbt eval --help')");
+    return -1;
+  }
+  if (!a->states_path) {
+    cli_error(kCmd, "missing --states FILE.json (see 'mbt eval --help')");
+    return -1;
+  }
+  return cli_parse_gravity(kCmd, gravity_arg, a->g) ? 0 : -1;
+}
+
+/* The states file parsed as JSON (*doc, cJSON_Delete) and its "states" array; NULL with a
+ * message (and *doc NULL) if it cannot be read or has no such array. */
+static const cJSON* read_states_file(const char* path, cJSON** doc) {
+  *doc = NULL;
   size_t len = 0;
-  char* text = cli_read_file(kCmd, states_path, &len);
-  if (!text) return CLI_EXIT_FAILURE;
+  char* text = cli_read_file(kCmd, path, &len);
+  if (!text) return NULL;
   const char* parse_end = NULL;
-  cJSON* doc = cJSON_ParseWithLengthOpts(text, len, &parse_end, 0);
-  if (!doc) {
+  *doc = cJSON_ParseWithLengthOpts(text, len, &parse_end, 0);
+  if (!*doc) {
     int line = parse_end ? line_of(text, parse_end) : 0;
-    cli_error(kCmd, "%s:%d: not valid JSON", states_path, line);
+    cli_error(kCmd, "%s:%d: not valid JSON", path, line);
     free(text);
-    return CLI_EXIT_FAILURE;
+    return NULL;
   }
   free(text);
-  const cJSON* states = cJSON_GetObjectItemCaseSensitive(doc, "states");
+  const cJSON* states = cJSON_GetObjectItemCaseSensitive(*doc, "states");
   if (!cJSON_IsArray(states)) {
-    cli_error(kCmd, "%s: expected an object with a \"states\" array", states_path);
-    cJSON_Delete(doc);
-    return CLI_EXIT_FAILURE;
+    cli_error(kCmd, "%s: expected an object with a \"states\" array", path);
+    cJSON_Delete(*doc);
+    *doc = NULL;
+    return NULL;
   }
+  return states;
+}
 
+/* Reads every state of the array into in[], their vectors laid out in pool (nq + 3·nv each);
+ * false with a message at the first bad state. */
+static bool read_states(const char* path, const cJSON* states, int nq, int nv, eval_state* in, double* pool) {
+  int k = 0;
+  const cJSON* s;
+  double* p = pool;
+  cJSON_ArrayForEach(s, states) {
+    eval_state* e = &in[k];
+    e->q = p, p += nq;
+    e->v = p, p += nv;
+    e->vdot = p, p += nv;
+    e->tau = p, p += nv;
+    memset(e->vdot, 0, sizeof(double) * (size_t)nv);
+    memset(e->tau, 0, sizeof(double) * (size_t)nv);
+    if (!cJSON_IsObject(s)) {
+      cli_error(kCmd, "%s: state %d is not an object", path, k);
+      return false;
+    }
+    if (read_vector(path, k, s, "q", true, nq, "nq", e->q) < 0 ||
+        read_vector(path, k, s, "v", true, nv, "nv", e->v) < 0 ||
+        read_vector(path, k, s, "vdot", false, nv, "nv", e->vdot) < 0 ||
+        read_vector(path, k, s, "tau", false, nv, "nv", e->tau) < 0)
+      return false;
+    ++k;
+  }
+  return true;
+}
+
+/* The output document: the model's header and one result per state; NULL (message printed)
+ * if a state fails. */
+static cJSON* eval_all(const eval_args* a, const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
+                       const eval_state* in, int ns, double* work) {
+  cJSON* out = cJSON_CreateObject();
+  cJSON_AddStringToObject(out, "model", a->path);
+  cJSON_AddBoolToObject(out, "floating", a->mopts.floating);
+  cJSON_AddNumberToObject(out, "nq", mbt_tree_num_positions(tree));
+  cJSON_AddNumberToObject(out, "nv", mbt_tree_num_velocities(tree));
+  cJSON_AddItemToObject(out, "gravity", cli_json_array(a->g, 3));
+  cJSON_AddBoolToObject(out, "damping", !a->no_damping);
+  cJSON* results = cJSON_AddArrayToObject(out, "states");
+  for (int k = 0; k < ns; ++k) {
+    bool failed = false;
+    cJSON* o = eval_one(tree, ctx, ws, &in[k], k, work, &failed);
+    if (failed) {
+      cJSON_Delete(out);
+      return NULL;
+    }
+    cJSON_AddItemToArray(results, o);
+  }
+  return out;
+}
+
+/* Prints the document to out_path, or to stdout if NULL; false with a message. */
+static bool write_json(const cJSON* out, const char* out_path) {
+  char* json = cJSON_Print(out);
+  if (!json) {
+    cli_error(kCmd, "out of memory");
+    return false;
+  }
+  FILE* f = stdout;
+  if (out_path) {
+    if (!cli_make_parent_dirs(kCmd, out_path) || !(f = fopen(out_path, "w"))) {
+      if (!f) cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
+      free(json);
+      return false;
+    }
+  }
+  fputs(json, f);
+  fputc('\n', f);
+  free(json);
+  if (f != stdout) {
+    if (fclose(f) != 0) {
+      cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
+      return false;
+    }
+  } else if (fflush(stdout) != 0) {
+    cli_error(kCmd, "cannot write to stdout: %s", strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+int mbt_cli_eval(int argc, char** argv) {
+  eval_args a;
+  const int pr = parse_args(argc, argv, &a);
+  if (pr == -2) return CLI_EXIT_OK;
+  if (pr < 0) return CLI_EXIT_USAGE;
+
+  /* The states file, validated before the model is used. */
+  cJSON* doc = NULL;
+  const cJSON* states = read_states_file(a.states_path, &doc);
+  if (!states) return CLI_EXIT_FAILURE;
   cli_model model;
-  if (!cli_model_load(kCmd, path, &mopts, &model)) {
+  if (!cli_model_load(kCmd, a.path, &a.mopts, &model)) {
     cJSON_Delete(doc);
     return CLI_EXIT_FAILURE;
   }
@@ -257,37 +349,14 @@ int mbt_cli_eval(int argc, char** argv) {
   double* pool = malloc(sizeof(double) * ((size_t)(ns > 0 ? ns : 1) * (size_t)(nq + 3 * nv) + 1));
   double* work = malloc(sizeof(double) * (4 * (size_t)nv * (size_t)nv + 4 * (size_t)nv + 1));
   mbt_context* ctx = NULL;
+  mbt_derivatives_workspace* ws = NULL;
   cJSON* out = NULL;
   if (!in || !pool || !work) {
     cli_error(kCmd, "out of memory");
     goto done;
   }
-  {
-    int k = 0;
-    const cJSON* s;
-    double* p = pool;
-    cJSON_ArrayForEach(s, states) {
-      eval_state* e = &in[k];
-      e->q = p, p += nq;
-      e->v = p, p += nv;
-      e->vdot = p, p += nv;
-      e->tau = p, p += nv;
-      memset(e->vdot, 0, sizeof(double) * (size_t)nv);
-      memset(e->tau, 0, sizeof(double) * (size_t)nv);
-      if (!cJSON_IsObject(s)) {
-        cli_error(kCmd, "%s: state %d is not an object", states_path, k);
-        goto done;
-      }
-      if (read_vector(states_path, k, s, "q", true, nq, "nq", e->q) < 0 ||
-          read_vector(states_path, k, s, "v", true, nv, "nv", e->v) < 0 ||
-          read_vector(states_path, k, s, "vdot", false, nv, "nv", e->vdot) < 0 ||
-          read_vector(states_path, k, s, "tau", false, nv, "nv", e->tau) < 0)
-        goto done;
-      ++k;
-    }
-  }
-
-  if (mbt_tree_set_gravity(tree, mbt_vec3_make(g[0], g[1], g[2])) != MBT_OK) {
+  if (!read_states(a.states_path, states, nq, nv, in, pool)) goto done;
+  if (mbt_tree_set_gravity(tree, mbt_vec3_make(a.g[0], a.g[1], a.g[2])) != MBT_OK) {
     cli_error(kCmd, "--gravity: %s", mbt_tree_last_error(tree));
     goto done;
   }
@@ -296,63 +365,13 @@ int mbt_cli_eval(int argc, char** argv) {
     cli_error(kCmd, "cannot create a context: %s", mbt_tree_last_error(tree));
     goto done;
   }
-  if (no_damping) {
-    const double zeros[MBT_JOINT_MAX_NV] = {0};
-    for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
-      int jnv = mbt_joint_num_velocities(tree, j);
-      if (jnv > 0 && mbt_joint_set_damping_vector(ctx, j, zeros, jnv) != MBT_OK) {
-        cli_error(kCmd, "--no-damping: %s", mbt_context_last_error(ctx));
-        goto done;
-      }
-    }
-  }
-
-  if (derivatives && !(ws = mbt_derivatives_workspace_create(tree))) {
+  if (a.no_damping && !cli_zero_damping(kCmd, tree, ctx)) goto done;
+  if (a.derivatives && !(ws = mbt_derivatives_workspace_create(tree))) {
     cli_error(kCmd, "out of memory");
     goto done;
   }
-  out = cJSON_CreateObject();
-  cJSON_AddStringToObject(out, "model", path);
-  cJSON_AddBoolToObject(out, "floating", mopts.floating);
-  cJSON_AddNumberToObject(out, "nq", nq);
-  cJSON_AddNumberToObject(out, "nv", nv);
-  cJSON_AddItemToObject(out, "gravity", cli_json_array(g, 3));
-  cJSON_AddBoolToObject(out, "damping", !no_damping);
-  cJSON* results = cJSON_AddArrayToObject(out, "states");
-  for (int k = 0; k < ns; ++k) {
-    bool failed = false;
-    cJSON* o = eval_one(tree, ctx, ws, &in[k], k, work, &failed);
-    if (failed) goto done;
-    cJSON_AddItemToArray(results, o);
-  }
-  {
-    char* json = cJSON_Print(out);
-    if (!json) {
-      cli_error(kCmd, "out of memory");
-      goto done;
-    }
-    FILE* f = stdout;
-    if (out_path) {
-      if (!cli_make_parent_dirs(kCmd, out_path) || !(f = fopen(out_path, "w"))) {
-        if (out_path && !f) cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
-        free(json);
-        goto done;
-      }
-    }
-    fputs(json, f);
-    fputc('\n', f);
-    free(json);
-    if (f != stdout) {
-      if (fclose(f) != 0) {
-        cli_error(kCmd, "cannot write '%s': %s", out_path, strerror(errno));
-        goto done;
-      }
-    } else if (fflush(stdout) != 0) {
-      cli_error(kCmd, "cannot write to stdout: %s", strerror(errno));
-      goto done;
-    }
-  }
-  rc = CLI_EXIT_OK;
+  out = eval_all(&a, tree, ctx, ws, in, ns, work);
+  if (out && write_json(out, a.out_path)) rc = CLI_EXIT_OK;
 done:
   cJSON_Delete(out);
   mbt_derivatives_workspace_destroy(ws);

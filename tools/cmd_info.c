@@ -133,24 +133,35 @@ static void put_trimmed(char* line) {
 /* Warnings listed in full up to this many; beyond, the first few and a count. */
 enum { kMaxWarnings = 12 };
 
-static int print_text(const cli_model* model, bool all_warnings) {
-  const mbt_tree* tree = model->tree;
-  int nb = mbt_tree_num_bodies(tree);
-  tree_drawing drawing;
-  if (!drawing_init(&drawing, tree)) {
-    drawing_free(&drawing);
-    cli_error(kCmd, "out of memory");
-    return CLI_EXIT_FAILURE;
+/* Fills the seven cells of `body`'s row: tree drawing, joint, type, q and v slices, mass, level. */
+static void body_row(tree_drawing* drawing, int body, char cells[7][600]) {
+  const mbt_tree* tree = drawing->tree;
+  const char *jname, *jtype;
+  body_joint(tree, body, &jname, &jtype);
+  int m = mbt_tree_body_mobilizer(tree, body);
+  drawing_cell(drawing, body, cells[0], sizeof(cells[0]));
+  snprintf(cells[1], sizeof(cells[1]), "%s", jname);
+  snprintf(cells[2], sizeof(cells[2]), "%s", jtype);
+  cells[3][0] = cells[4][0] = cells[5][0] = '\0';
+  if (m >= 0) {
+    slice(cells[3], sizeof(cells[3]), 'q', mbt_mobilizer_position_start_in_q(tree, m),
+          mbt_mobilizer_num_positions(tree, m));
+    slice(cells[4], sizeof(cells[4]), 'v', mbt_mobilizer_velocity_start_in_v(tree, m),
+          mbt_mobilizer_num_velocities(tree, m));
+    snprintf(cells[5], sizeof(cells[5]), "%.6g", mbt_tree_body_spatial_inertia(tree, body)->mass);
   }
-  printf("robot '%s' from %s%s\n\n", model->urdf.robot_name ? model->urdf.robot_name : "", model->path,
-         model->floating ? " (floating base)" : "");
+  snprintf(cells[6], sizeof(cells[6]), "%d", mbt_tree_body_level(tree, body));
+}
 
+/* The body table in node order, columns padded to their widest cell: two passes, the first
+ * measures the widths, the second prints. */
+static void print_body_table(tree_drawing* drawing) {
+  const int nb = mbt_tree_num_bodies(drawing->tree);
   const char* headers[] = {"BODY", "JOINT", "TYPE", "Q", "V", "MASS [kg]", "LEVEL"};
   int width[7];
   for (int c = 0; c < 7; ++c) width[c] = display_width(headers[c]);
   char cells[7][600];
   char out[8 * 640];
-  /* Two passes: widths, then printing. */
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) {
       out[0] = '\0';
@@ -158,22 +169,7 @@ static int print_text(const cli_model* model, bool all_warnings) {
       put_trimmed(out);
     }
     for (int node = 0; node < nb; ++node) {
-      int body = mbt_tree_node_body(tree, node);
-      const char *jname, *jtype;
-      body_joint(tree, body, &jname, &jtype);
-      int m = mbt_tree_body_mobilizer(tree, body);
-      drawing_cell(&drawing, body, cells[0], sizeof(cells[0]));
-      snprintf(cells[1], sizeof(cells[1]), "%s", jname);
-      snprintf(cells[2], sizeof(cells[2]), "%s", jtype);
-      cells[3][0] = cells[4][0] = cells[5][0] = '\0';
-      if (m >= 0) {
-        slice(cells[3], sizeof(cells[3]), 'q', mbt_mobilizer_position_start_in_q(tree, m),
-              mbt_mobilizer_num_positions(tree, m));
-        slice(cells[4], sizeof(cells[4]), 'v', mbt_mobilizer_velocity_start_in_v(tree, m),
-              mbt_mobilizer_num_velocities(tree, m));
-        snprintf(cells[5], sizeof(cells[5]), "%.6g", mbt_tree_body_spatial_inertia(tree, body)->mass);
-      }
-      snprintf(cells[6], sizeof(cells[6]), "%d", mbt_tree_body_level(tree, body));
+      body_row(drawing, mbt_tree_node_body(drawing->tree, node), cells);
       out[0] = '\0';
       for (int c = 0; c < 7; ++c) {
         if (pass == 0) {
@@ -186,9 +182,23 @@ static int print_text(const cli_model* model, bool all_warnings) {
       if (pass == 1) put_trimmed(out);
     }
   }
-  drawing_free(&drawing);
+}
 
-  /* Counts. */
+/* The model's warnings: all of them with --all-warnings or up to kMaxWarnings, else the first
+ * kMaxWarnings − 2 and a count. */
+static void print_warnings(const mbt_urdf_result* urdf, bool all_warnings) {
+  int nw = urdf->num_warnings;
+  if (nw == 0) return;
+  int shown = all_warnings || nw <= kMaxWarnings ? nw : kMaxWarnings - 2;
+  printf("\nwarnings (%d):\n", nw);
+  for (int w = 0; w < shown; ++w) printf("  %s\n", urdf->warnings[w]);
+  if (shown < nw) printf("  ... and %d more (--all-warnings lists them)\n", nw - shown);
+}
+
+/* The counts: bodies, joints per type, floating mobilizers added, nq, nv, height, mass,
+ * geometry and warnings. */
+static void print_counts(const cli_model* model) {
+  const mbt_tree* tree = model->tree;
   int nj = mbt_tree_num_joints(tree);
   int per_type[MBT_JOINT_NUM_TYPES] = {0};
   for (int j = 0; j < nj; ++j) {
@@ -199,15 +209,8 @@ static int print_text(const cli_model* model, bool all_warnings) {
   for (int m = 0; m < mbt_tree_num_mobilizers(tree); ++m)
     if (mbt_mobilizer_joint(tree, m) < 0) ++free_mobilizers;
 
-  int nw = model->urdf.num_warnings;
-  if (nw > 0) {
-    int shown = all_warnings || nw <= kMaxWarnings ? nw : kMaxWarnings - 2;
-    printf("\nwarnings (%d):\n", nw);
-    for (int w = 0; w < shown; ++w) printf("  %s\n", model->urdf.warnings[w]);
-    if (shown < nw) printf("  ... and %d more (--all-warnings lists them)\n", nw - shown);
-  }
   printf("\ncounts:\n");
-  printf("  bodies: %d (world included)\n", nb);
+  printf("  bodies: %d (world included)\n", mbt_tree_num_bodies(tree));
   printf("  joints: %d", nj);
   const char* sep = " (";
   for (int t = 0; t < MBT_JOINT_NUM_TYPES; ++t) {
@@ -222,7 +225,22 @@ static int print_text(const cli_model* model, bool all_warnings) {
   printf("  total mass: %.6g kg\n", mbt_tree_total_mass(tree));
   printf("  geometry: %d visual, %d collision\n", mbt_tree_num_geometries(tree, MBT_ROLE_VISUAL),
          mbt_tree_num_geometries(tree, MBT_ROLE_COLLISION));
-  printf("  warnings: %d\n", nw);
+  printf("  warnings: %d\n", model->urdf.num_warnings);
+}
+
+static int print_text(const cli_model* model, bool all_warnings) {
+  tree_drawing drawing;
+  if (!drawing_init(&drawing, model->tree)) {
+    drawing_free(&drawing);
+    cli_error(kCmd, "out of memory");
+    return CLI_EXIT_FAILURE;
+  }
+  printf("robot '%s' from %s%s\n\n", model->urdf.robot_name ? model->urdf.robot_name : "", model->path,
+         model->floating ? " (floating base)" : "");
+  print_body_table(&drawing);
+  drawing_free(&drawing);
+  print_warnings(&model->urdf, all_warnings);
+  print_counts(model);
   return CLI_EXIT_OK;
 }
 
@@ -230,33 +248,9 @@ static cJSON* limits_array(const mbt_real* x, int n) {
   return x ? cli_json_array(x, n) : cJSON_CreateArray();
 }
 
-static int print_json(const cli_model* model) {
-  const mbt_tree* tree = model->tree;
-  int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
-  cJSON* root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "model", model->path);
-  cJSON_AddStringToObject(root, "robot", model->urdf.robot_name ? model->urdf.robot_name : "");
-  cJSON_AddBoolToObject(root, "floating", model->floating);
-  cJSON_AddNumberToObject(root, "nq", nq);
-  cJSON_AddNumberToObject(root, "nv", nv);
-  cJSON_AddNumberToObject(root, "height", mbt_tree_height(tree));
-  cJSON_AddItemToObject(root, "total_mass", cli_json_number(mbt_tree_total_mass(tree)));
-
-  char** qn = cli_state_names(tree, false);
-  char** vn = cli_state_names(tree, true);
-  if (!qn || !vn) {
-    cli_free_names(qn, nq);
-    cli_free_names(vn, nv);
-    cJSON_Delete(root);
-    cli_error(kCmd, "out of memory");
-    return CLI_EXIT_FAILURE;
-  }
-  cJSON_AddItemToObject(root, "position_names", cJSON_CreateStringArray((const char* const*)qn, nq));
-  cJSON_AddItemToObject(root, "velocity_names", cJSON_CreateStringArray((const char* const*)vn, nv));
-  cli_free_names(qn, nq);
-  cli_free_names(vn, nv);
-
-  cJSON* bodies = cJSON_AddArrayToObject(root, "bodies");
+/* Every body: name, index, node, parent, level, mass and the joint that moves it. */
+static cJSON* json_bodies(const mbt_tree* tree) {
+  cJSON* bodies = cJSON_CreateArray();
   for (int b = 0; b < mbt_tree_num_bodies(tree); ++b) {
     cJSON* o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", mbt_tree_body_name(tree, b));
@@ -278,35 +272,72 @@ static int print_json(const cli_model* model) {
       cJSON_AddNullToObject(o, "joint");
     cJSON_AddItemToArray(bodies, o);
   }
+  return bodies;
+}
 
-  cJSON* joints = cJSON_AddArrayToObject(root, "joints");
-  for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
-    cJSON* o = cJSON_CreateObject();
-    int jnq = mbt_joint_num_positions(tree, j), jnv = mbt_joint_num_velocities(tree, j);
-    cJSON_AddStringToObject(o, "name", mbt_joint_name(tree, j));
-    cJSON_AddNumberToObject(o, "index", j);
-    cJSON_AddStringToObject(o, "type", mbt_joint_type_name(tree, j));
-    cJSON_AddStringToObject(o, "parent", mbt_tree_body_name(tree, mbt_joint_parent_body(tree, j)));
-    cJSON_AddStringToObject(o, "child", mbt_tree_body_name(tree, mbt_joint_child_body(tree, j)));
-    cJSON_AddNumberToObject(o, "q_start", mbt_joint_position_start(tree, j));
-    cJSON_AddNumberToObject(o, "nq", jnq);
-    cJSON_AddNumberToObject(o, "v_start", mbt_joint_velocity_start(tree, j));
-    cJSON_AddNumberToObject(o, "nv", jnv);
-    cJSON* lim = cJSON_AddObjectToObject(o, "limits");
-    cJSON_AddItemToObject(lim, "position_lower", limits_array(mbt_joint_position_lower_limits(tree, j), jnq));
-    cJSON_AddItemToObject(lim, "position_upper", limits_array(mbt_joint_position_upper_limits(tree, j), jnq));
-    cJSON_AddItemToObject(lim, "velocity_lower", limits_array(mbt_joint_velocity_lower_limits(tree, j), jnv));
-    cJSON_AddItemToObject(lim, "velocity_upper", limits_array(mbt_joint_velocity_upper_limits(tree, j), jnv));
-    bool have_urdf = j < model->urdf.num_joints;
-    double effort = have_urdf && model->urdf.joint_effort ? model->urdf.joint_effort[j] : NAN;
-    double friction = have_urdf && model->urdf.joint_friction ? model->urdf.joint_friction[j] : NAN;
-    cJSON_AddItemToObject(lim, "effort", cli_json_number(effort));
-    const mbt_real* d = mbt_joint_default_damping_vector(tree, j);
-    cJSON_AddItemToObject(o, "damping", limits_array(d, jnv));
-    cJSON_AddItemToObject(o, "friction", cli_json_number(friction));
-    cJSON_AddItemToArray(joints, o);
+/* Joint j: name, type, bodies, its slices of q and v, limits, effort, damping and friction
+ * (effort and friction from the URDF, null where it gives none). */
+static cJSON* json_joint(const cli_model* model, int j) {
+  const mbt_tree* tree = model->tree;
+  cJSON* o = cJSON_CreateObject();
+  int jnq = mbt_joint_num_positions(tree, j), jnv = mbt_joint_num_velocities(tree, j);
+  cJSON_AddStringToObject(o, "name", mbt_joint_name(tree, j));
+  cJSON_AddNumberToObject(o, "index", j);
+  cJSON_AddStringToObject(o, "type", mbt_joint_type_name(tree, j));
+  cJSON_AddStringToObject(o, "parent", mbt_tree_body_name(tree, mbt_joint_parent_body(tree, j)));
+  cJSON_AddStringToObject(o, "child", mbt_tree_body_name(tree, mbt_joint_child_body(tree, j)));
+  cJSON_AddNumberToObject(o, "q_start", mbt_joint_position_start(tree, j));
+  cJSON_AddNumberToObject(o, "nq", jnq);
+  cJSON_AddNumberToObject(o, "v_start", mbt_joint_velocity_start(tree, j));
+  cJSON_AddNumberToObject(o, "nv", jnv);
+  cJSON* lim = cJSON_AddObjectToObject(o, "limits");
+  cJSON_AddItemToObject(lim, "position_lower", limits_array(mbt_joint_position_lower_limits(tree, j), jnq));
+  cJSON_AddItemToObject(lim, "position_upper", limits_array(mbt_joint_position_upper_limits(tree, j), jnq));
+  cJSON_AddItemToObject(lim, "velocity_lower", limits_array(mbt_joint_velocity_lower_limits(tree, j), jnv));
+  cJSON_AddItemToObject(lim, "velocity_upper", limits_array(mbt_joint_velocity_upper_limits(tree, j), jnv));
+  bool have_urdf = j < model->urdf.num_joints;
+  double effort = have_urdf && model->urdf.joint_effort ? model->urdf.joint_effort[j] : NAN;
+  double friction = have_urdf && model->urdf.joint_friction ? model->urdf.joint_friction[j] : NAN;
+  cJSON_AddItemToObject(lim, "effort", cli_json_number(effort));
+  const mbt_real* d = mbt_joint_default_damping_vector(tree, j);
+  cJSON_AddItemToObject(o, "damping", limits_array(d, jnv));
+  cJSON_AddItemToObject(o, "friction", cli_json_number(friction));
+  return o;
+}
+
+/* The names of the nq positions and nv velocities into root; false if out of memory. */
+static bool add_state_names(const mbt_tree* tree, cJSON* root) {
+  int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
+  char** qn = cli_state_names(tree, false);
+  char** vn = cli_state_names(tree, true);
+  const bool ok = qn && vn;
+  if (ok) {
+    cJSON_AddItemToObject(root, "position_names", cJSON_CreateStringArray((const char* const*)qn, nq));
+    cJSON_AddItemToObject(root, "velocity_names", cJSON_CreateStringArray((const char* const*)vn, nv));
   }
+  cli_free_names(qn, nq);
+  cli_free_names(vn, nv);
+  return ok;
+}
 
+static int print_json(const cli_model* model) {
+  const mbt_tree* tree = model->tree;
+  cJSON* root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "model", model->path);
+  cJSON_AddStringToObject(root, "robot", model->urdf.robot_name ? model->urdf.robot_name : "");
+  cJSON_AddBoolToObject(root, "floating", model->floating);
+  cJSON_AddNumberToObject(root, "nq", mbt_tree_num_positions(tree));
+  cJSON_AddNumberToObject(root, "nv", mbt_tree_num_velocities(tree));
+  cJSON_AddNumberToObject(root, "height", mbt_tree_height(tree));
+  cJSON_AddItemToObject(root, "total_mass", cli_json_number(mbt_tree_total_mass(tree)));
+  if (!add_state_names(tree, root)) {
+    cJSON_Delete(root);
+    cli_error(kCmd, "out of memory");
+    return CLI_EXIT_FAILURE;
+  }
+  cJSON_AddItemToObject(root, "bodies", json_bodies(tree));
+  cJSON* joints = cJSON_AddArrayToObject(root, "joints");
+  for (int j = 0; j < mbt_tree_num_joints(tree); ++j) cJSON_AddItemToArray(joints, json_joint(model, j));
   cJSON* warnings = cJSON_AddArrayToObject(root, "warnings");
   for (int w = 0; w < model->urdf.num_warnings; ++w)
     cJSON_AddItemToArray(warnings, cJSON_CreateString(model->urdf.warnings[w]));
@@ -337,13 +368,7 @@ int mbt_cli_info(int argc, char** argv) {
       json = true;
     } else if (strcmp(a, "--all-warnings") == 0) {
       all_warnings = true;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      cli_error(kCmd, "unknown option '%s' (see 'mbt info --help')", a);
-      return CLI_EXIT_USAGE;
-    } else if (!path) {
-      path = a;
-    } else {
-      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", path, a);
+    } else if (!cli_model_argument(kCmd, a, &path)) {
       return CLI_EXIT_USAGE;
     }
   }

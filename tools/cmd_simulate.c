@@ -282,6 +282,69 @@ static bool select_contact_integrator(sim_args* a) {
   return true;
 }
 
+/* A number option's value r (cli_option_value's result) and val into *out, *given set: 1, or
+ * -1 with a message. */
+static int number_option(int r, const char* name, const char* val, double* out, bool* given, bool positive,
+                         bool nonneg) {
+  if (r < 0 || !number_arg(name, val, out, positive, nonneg)) return -1;
+  if (given) *given = true;
+  return 1;
+}
+
+/* If argv[*i] is an option with a value, records it: 1 if it was one, 0 if not, -1 on a bad
+ * value (message printed). */
+static int parse_value_option(int argc, char** argv, int* i, sim_args* a) {
+  const char* val = NULL;
+  int r;
+#define OPT(name) ((r = cli_option_value(kCmd, argc, argv, i, name, &val)) != 0)
+  if (OPT("--duration")) return number_option(r, "--duration", val, &a->duration, NULL, false, true);
+  if (OPT("--dt")) return number_option(r, "--dt", val, &a->dt, &a->dt_given, true, false);
+  if (OPT("--rtol")) return number_option(r, "--rtol", val, &a->rtol, &a->rtol_given, true, false);
+  if (OPT("--atol")) return number_option(r, "--atol", val, &a->atol, &a->atol_given, true, false);
+  if (OPT("--limit-stiffness"))
+    return number_option(r, "--limit-stiffness", val, &a->limit_k, &a->limit_k_given, false, true);
+  if (OPT("--limit-damping"))
+    return number_option(r, "--limit-damping", val, &a->limit_c, &a->limit_c_given, false, true);
+  if (OPT("--integrator")) {
+    if (r < 0) return -1;
+    a->integrator = mbt_integrator_from_name(val);
+    a->integrator_given = true;
+    if (a->integrator < 0) {
+      cli_error(kCmd, "unknown integrator '%s' (rk45, rk4, semi_implicit_euler, euler, time_stepping)", val);
+      return -1;
+    }
+    return 1;
+  }
+  const char** text = OPT("--q0") ? &a->q0 : OPT("--v0") ? &a->v0 : OPT("--gravity") ? &a->gravity
+                      : OPT("--out") ? &a->out : OPT("--plot") ? &a->plot : NULL;
+#undef OPT
+  if (!text) return 0;
+  if (r < 0) return -1;
+  *text = val;
+  return 1;
+}
+
+/* The checks across options, once all are read; sets the default --dt. False with a message. */
+static bool check_args(sim_args* a) {
+  if (!a->no_plot && !plot_format_supported(a->plot)) {
+    cli_error(kCmd, "--plot: the plot is written as SVG or PNG; give a file ending in .svg or .png (got '%s')",
+              a->plot);
+    return false;
+  }
+  if (!sim_contact_check(kCmd, &a->contact) || !select_contact_integrator(a)) return false;
+  if ((a->rtol_given || a->atol_given) && a->integrator != MBT_INTEGRATOR_RK45) {
+    cli_error(kCmd, "--rtol/--atol apply to the adaptive integrator rk45 only");
+    return false;
+  }
+  if (!a->dt_given) a->dt = a->integrator == MBT_INTEGRATOR_RK45 ? 0.01 : 0.001;
+  if (a->duration / a->dt > 1e12) {
+    cli_error(kCmd, "--duration / --dt is more than 1e12 output steps");
+    return false;
+  }
+  return true;
+}
+
+/* Parses the command line into a; 0, -2 after --help, -1 on a usage error (message printed). */
 static int parse_args(int argc, char** argv, sim_args* a) {
   memset(a, 0, sizeof(*a));
   a->duration = 5.0;
@@ -290,8 +353,6 @@ static int parse_args(int argc, char** argv, sim_args* a) {
   a->plot = "out/simulate.svg";
   for (int i = 1; i < argc; ++i) {
     const char* s = argv[i];
-    const char* val = NULL;
-    int r;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
       print_help();
       return -2;
@@ -308,74 +369,12 @@ static int parse_args(int argc, char** argv, sim_args* a) {
       a->no_plot = true;
       continue;
     }
-#define OPT(name) ((r = cli_option_value(kCmd, argc, argv, &i, name, &val)) != 0)
-    if (OPT("--duration")) {
-      if (r < 0 || !number_arg("--duration", val, &a->duration, false, true)) return -1;
-    } else if (OPT("--dt")) {
-      if (r < 0 || !number_arg("--dt", val, &a->dt, true, false)) return -1;
-      a->dt_given = true;
-    } else if (OPT("--integrator")) {
-      if (r < 0) return -1;
-      a->integrator = mbt_integrator_from_name(val);
-      a->integrator_given = true;
-      if (a->integrator < 0) {
-        cli_error(kCmd, "unknown integrator '%s' (rk45, rk4, semi_implicit_euler, euler, time_stepping)", val);
-        return -1;
-      }
-    } else if (OPT("--rtol")) {
-      if (r < 0 || !number_arg("--rtol", val, &a->rtol, true, false)) return -1;
-      a->rtol_given = true;
-    } else if (OPT("--atol")) {
-      if (r < 0 || !number_arg("--atol", val, &a->atol, true, false)) return -1;
-      a->atol_given = true;
-    } else if (OPT("--q0")) {
-      if (r < 0) return -1;
-      a->q0 = val;
-    } else if (OPT("--v0")) {
-      if (r < 0) return -1;
-      a->v0 = val;
-    } else if (OPT("--gravity")) {
-      if (r < 0) return -1;
-      a->gravity = val;
-    } else if (OPT("--limit-stiffness")) {
-      if (r < 0 || !number_arg("--limit-stiffness", val, &a->limit_k, false, true)) return -1;
-      a->limit_k_given = true;
-    } else if (OPT("--limit-damping")) {
-      if (r < 0 || !number_arg("--limit-damping", val, &a->limit_c, false, true)) return -1;
-      a->limit_c_given = true;
-    } else if (OPT("--out")) {
-      if (r < 0) return -1;
-      a->out = val;
-    } else if (OPT("--plot")) {
-      if (r < 0) return -1;
-      a->plot = val;
-    } else if (s[0] == '-' && s[1] != '\0') {
-      cli_error(kCmd, "unknown option '%s' (see 'mbt simulate --help')", s);
-      return -1;
-    } else if (!a->model) {
-      a->model = s;
-    } else {
-      cli_error(kCmd, "more than one MODEL given ('%s', '%s')", a->model, s);
-      return -1;
-    }
-#undef OPT
+    const int vr = parse_value_option(argc, argv, &i, a);
+    if (vr < 0) return -1;
+    if (vr > 0) continue;
+    if (!cli_model_argument(kCmd, s, &a->model)) return -1;
   }
-  if (!a->no_plot && !plot_format_supported(a->plot)) {
-    cli_error(kCmd, "--plot: the plot is written as SVG or PNG; give a file ending in .svg or .png (got '%s')",
-              a->plot);
-    return -1;
-  }
-  if (!sim_contact_check(kCmd, &a->contact) || !select_contact_integrator(a)) return -1;
-  if ((a->rtol_given || a->atol_given) && a->integrator != MBT_INTEGRATOR_RK45) {
-    cli_error(kCmd, "--rtol/--atol apply to the adaptive integrator rk45 only");
-    return -1;
-  }
-  if (!a->dt_given) a->dt = a->integrator == MBT_INTEGRATOR_RK45 ? 0.01 : 0.001;
-  if (a->duration / a->dt > 1e12) {
-    cli_error(kCmd, "--duration / --dt is more than 1e12 output steps");
-    return -1;
-  }
-  return 0;
+  return check_args(a) ? 0 : -1;
 }
 
 /* Sets the default pose of the shipped Panda (only joints that exist in the model). */
@@ -397,100 +396,105 @@ static void print_contact_summary(const mbt_simulator_stats* st, const sim_conta
   if (c->log) printf("contacts: %s\n", c->log_path);
 }
 
-int mbt_cli_simulate(int argc, char** argv) {
-  sim_args a;
-  int pr = parse_args(argc, argv, &a);
-  if (pr == -2) return CLI_EXIT_OK;
-  if (pr < 0) return CLI_EXIT_USAGE;
-
-  char default_path[4096];
-  bool default_model = a.model == NULL;
-  if (default_model) {
-    a.model = find_default_model(default_path, sizeof(default_path));
-    if (!a.model) {
-      cli_error(kCmd,
-                "cannot find the shipped model %s (looked in $MBT_MODEL_DIR, %s/models, "
-                "../share/mbt/models beside mbt and %s); give a MODEL",
-                kDefaultModel, MBT_SOURCE_DIR, MBT_DATA_DIR[0] ? MBT_DATA_DIR : "(no data dir)");
-      return CLI_EXIT_FAILURE;
-    }
-  }
-  double g[3] = {0, 0, -9.81};
-  if (a.gravity) {
-    int n = 0;
-    if (!cli_parse_list(a.gravity, g, 3, &n) || n != 3) {
-      cli_error(kCmd, "--gravity needs three finite numbers gx,gy,gz, got '%s'", a.gravity);
-      return CLI_EXIT_USAGE;
-    }
-  }
-
-  cli_model model;
-  if (!cli_model_load(kCmd, a.model, &a.mopts, &model)) return CLI_EXIT_FAILURE;
-  mbt_tree* tree = model.tree;
-  int nq = mbt_tree_num_positions(tree), nv = mbt_tree_num_velocities(tree);
-  int rc = CLI_EXIT_FAILURE;
-  mbt_context* ctx = NULL;
-  mbt_simulator* sim = NULL;
-  FILE* csv = NULL;
-  char** qnames = NULL;
-  char** vnames = NULL;
-  double* buf = NULL;
-  samples smp = {0, 0, nq, NULL, NULL, NULL};
+/* What a run holds between set-up and clean-up (run_free, on every path). */
+typedef struct {
+  mbt_tree* tree;
+  int nq, nv;
+  mbt_context* ctx;           /* the initial state */
+  mbt_simulator* sim;
+  mbt_context* sctx;          /* the simulator's state */
+  mbt_simulator_options opts;
+  FILE* csv;
+  char** qnames;
+  char** vnames;
+  double* buf;                /* nq + nv + 1: --q0, --v0 */
+  samples smp;
   sim_contact contact;
-  memset(&contact, 0, sizeof contact);
+  progress prog;
   struct sigaction old_action;
-  bool handler_installed = false;
+  bool handler_installed;
+  double t_start, E0, E;      /* start time, energy at start and at the last logged state */
+  double wall;                /* wall-clock seconds of the stepping */
+  int status;                 /* how the stepping ended */
+} sim_run;
 
+/* The shipped model's path into buf, or NULL with a message. */
+static const char* default_model_or_error(char* buf, size_t n) {
+  const char* path = find_default_model(buf, n);
+  if (!path)
+    cli_error(kCmd,
+              "cannot find the shipped model %s (looked in $MBT_MODEL_DIR, %s/models, "
+              "../share/mbt/models beside mbt and %s); give a MODEL",
+              kDefaultModel, MBT_SOURCE_DIR, MBT_DATA_DIR[0] ? MBT_DATA_DIR : "(no data dir)");
+  return path;
+}
+
+/* Sets gravity, creates the context and the buffers; false with a message. */
+static bool run_init(sim_run* r, mbt_tree* tree, const double g[3]) {
+  memset(r, 0, sizeof(*r));
+  r->tree = tree;
+  r->nq = mbt_tree_num_positions(tree);
+  r->nv = mbt_tree_num_velocities(tree);
+  r->smp.nq = r->nq;
   if (mbt_tree_set_gravity(tree, mbt_vec3_make(g[0], g[1], g[2])) != MBT_OK) {
     cli_error(kCmd, "--gravity: %s", mbt_tree_last_error(tree));
-    goto done;
+    return false;
   }
-  ctx = mbt_context_create(tree);
-  buf = malloc(sizeof(double) * (size_t)(nq + nv + 1));
-  qnames = cli_state_names(tree, false);
-  vnames = cli_state_names(tree, true);
-  if (!ctx || !buf || !qnames || !vnames) {
-    cli_error(kCmd, "cannot create a context: %s", ctx ? "out of memory" : mbt_tree_last_error(tree));
-    goto done;
+  r->ctx = mbt_context_create(tree);
+  r->buf = malloc(sizeof(double) * (size_t)(r->nq + r->nv + 1));
+  r->qnames = cli_state_names(tree, false);
+  r->vnames = cli_state_names(tree, true);
+  if (!r->ctx || !r->buf || !r->qnames || !r->vnames) {
+    cli_error(kCmd, "cannot create a context: %s", r->ctx ? "out of memory" : mbt_tree_last_error(tree));
+    return false;
   }
-  /* Initial state. */
-  if (default_model && !a.q0) set_default_pose(tree, ctx);
-  if (a.q0) {
-    int n = 0;
-    if (!cli_parse_list(a.q0, buf, nq + 1, &n) || n != nq) {
-      cli_error(kCmd, "--q0 needs nq = %d finite numbers (in the order of 'mbt info --json'), got '%s'", nq, a.q0);
-      rc = CLI_EXIT_USAGE;
-      goto done;
-    }
-    if (mbt_context_set_q(ctx, buf, nq) != MBT_OK) {
-      cli_error(kCmd, "--q0: %s", mbt_context_last_error(ctx));
-      goto done;
-    }
-  }
-  if (a.v0) {
-    int n = 0;
-    if (!cli_parse_list(a.v0, buf, nv + 1, &n) || n != nv) {
-      cli_error(kCmd, "--v0 needs nv = %d finite numbers, got '%s'", nv, a.v0);
-      rc = CLI_EXIT_USAGE;
-      goto done;
-    }
-    if (mbt_context_set_v(ctx, buf, nv) != MBT_OK) {
-      cli_error(kCmd, "--v0: %s", mbt_context_last_error(ctx));
-      goto done;
-    }
-  }
-  if (a.no_damping) {
-    const double zeros[MBT_JOINT_MAX_NV] = {0};
-    for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
-      int jnv = mbt_joint_num_velocities(tree, j);
-      if (jnv > 0 && mbt_joint_set_damping_vector(ctx, j, zeros, jnv) != MBT_OK) {
-        cli_error(kCmd, "--no-damping: %s", mbt_context_last_error(ctx));
-        goto done;
-      }
-    }
-  }
+  return true;
+}
 
-  /* Joints that start outside their position limits: the limit penalty acts from t = 0. */
+static void run_free(sim_run* r) {
+  if (r->handler_installed) sigaction(SIGINT, &r->old_action, NULL);
+  if (r->csv) fclose(r->csv);
+  sim_contact_free(&r->contact);
+  if (r->sim) mbt_simulator_destroy(r->sim);
+  if (r->ctx) mbt_context_destroy(r->ctx);
+  cli_free_names(r->qnames, r->nq);
+  cli_free_names(r->vnames, r->nv);
+  free(r->buf);
+  samples_free(&r->smp);
+}
+
+/* --q0 (velocities false: nq numbers) or --v0 (nv numbers) into the initial state.
+ * CLI_EXIT_OK, or the exit status with a message. */
+static int set_state_option(sim_run* r, const char* text, bool velocities) {
+  const int n = velocities ? r->nv : r->nq;
+  const char* option = velocities ? "--v0" : "--q0";
+  int count = 0;
+  if (!cli_parse_list(text, r->buf, n + 1, &count) || count != n) {
+    cli_error(kCmd, "%s needs %s = %d finite numbers%s, got '%s'", option, velocities ? "nv" : "nq", n,
+              velocities ? "" : " (in the order of 'mbt info --json')", text);
+    return CLI_EXIT_USAGE;
+  }
+  const int status = velocities ? mbt_context_set_v(r->ctx, r->buf, n) : mbt_context_set_q(r->ctx, r->buf, n);
+  if (status != MBT_OK) {
+    cli_error(kCmd, "%s: %s", option, mbt_context_last_error(r->ctx));
+    return CLI_EXIT_FAILURE;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* The initial state: the default pose of the shipped model, --q0, --v0, --no-damping.
+ * CLI_EXIT_OK, or the exit status with a message. */
+static int set_initial_state(const sim_args* a, bool default_model, sim_run* r) {
+  int rc = CLI_EXIT_OK;
+  if (default_model && !a->q0) set_default_pose(r->tree, r->ctx);
+  if (a->q0 && (rc = set_state_option(r, a->q0, false)) != CLI_EXIT_OK) return rc;
+  if (a->v0 && (rc = set_state_option(r, a->v0, true)) != CLI_EXIT_OK) return rc;
+  if (a->no_damping && !cli_zero_damping(kCmd, r->tree, r->ctx)) return CLI_EXIT_FAILURE;
+  return CLI_EXIT_OK;
+}
+
+/* Joints that start outside their position limits: the limit penalty acts from t = 0. */
+static void warn_outside_limits(const mbt_tree* tree, const mbt_context* ctx) {
   for (int j = 0; j < mbt_tree_num_joints(tree); ++j) {
     const double* lo = mbt_joint_position_lower_limits(tree, j);
     const double* hi = mbt_joint_position_upper_limits(tree, j);
@@ -500,165 +504,198 @@ int mbt_cli_simulate(int argc, char** argv) {
         fprintf(stderr, "mbt simulate: warning: joint '%s' starts at %g, outside its limits [%g, %g]\n",
                 mbt_joint_name(tree, j), qj[k], lo[k], hi[k]);
   }
+}
 
-  if (!sim_contact_setup(kCmd, &model, ctx, &a.contact, a.q0 != NULL, &contact)) goto done;
-
-  mbt_simulator_options opts = mbt_simulator_default_options();
-  opts.integrator = (mbt_integrator_type)a.integrator;
-  opts.dt = a.dt;
-  if (a.rtol_given) opts.rtol = a.rtol;
-  if (a.atol_given) opts.atol = a.atol;
-  sim = mbt_simulator_create(tree, ctx, &opts);
-  if (!sim) {
-    cli_error(kCmd, "cannot create the simulator: %s", mbt_context_last_error(ctx));
-    goto done;
+/* Contact, the simulator with its options, the limit penalty and the progress observer;
+ * false with a message. */
+static bool create_simulator(const sim_args* a, const cli_model* model, sim_run* r) {
+  if (!sim_contact_setup(kCmd, model, r->ctx, &a->contact, a->q0 != NULL, &r->contact)) return false;
+  r->opts = mbt_simulator_default_options();
+  r->opts.integrator = (mbt_integrator_type)a->integrator;
+  r->opts.dt = a->dt;
+  if (a->rtol_given) r->opts.rtol = a->rtol;
+  if (a->atol_given) r->opts.atol = a->atol;
+  r->sim = mbt_simulator_create(r->tree, r->ctx, &r->opts);
+  if (!r->sim) {
+    cli_error(kCmd, "cannot create the simulator: %s", mbt_context_last_error(r->ctx));
+    return false;
   }
-  if (!sim_contact_attach(kCmd, sim, ctx, &a.contact, &contact)) goto done;
-  if (a.limit_k_given || a.limit_c_given)
-    mbt_simulator_set_limit_penalty(sim, a.limit_k_given ? a.limit_k : 1e4, a.limit_c_given ? a.limit_c : 1e2);
-  progress prog = {a.duration, cli_now(), 0, isatty(STDERR_FILENO) != 0, false};
-  mbt_simulator_set_observer(sim, observer, &prog);
-  mbt_context* sctx = mbt_simulator_context(sim);
+  if (!sim_contact_attach(kCmd, r->sim, r->ctx, &a->contact, &r->contact)) return false;
+  if (a->limit_k_given || a->limit_c_given)
+    mbt_simulator_set_limit_penalty(r->sim, a->limit_k_given ? a->limit_k : 1e4, a->limit_c_given ? a->limit_c : 1e2);
+  r->prog = (progress){a->duration, cli_now(), 0, isatty(STDERR_FILENO) != 0, false};
+  mbt_simulator_set_observer(r->sim, observer, &r->prog);
+  r->sctx = mbt_simulator_context(r->sim);
+  return true;
+}
 
-  /* Outputs. */
-  if (!cli_make_parent_dirs(kCmd, a.out) || (!a.no_plot && !cli_make_parent_dirs(kCmd, a.plot))) goto done;
-  /* Ctrl-C from here on stops the run cleanly (the CSV exists once this is in place). */
+/* The output directories, the Ctrl-C handler (from here on Ctrl-C stops the run cleanly: the
+ * CSV exists once it is in place) and the CSV with its header; false with a message. */
+static bool open_csv(const sim_args* a, sim_run* r) {
+  if (!cli_make_parent_dirs(kCmd, a->out) || (!a->no_plot && !cli_make_parent_dirs(kCmd, a->plot))) return false;
   struct sigaction action;
   memset(&action, 0, sizeof(action));
   action.sa_handler = on_sigint;
   sigemptyset(&action.sa_mask);
   g_interrupted = 0;
-  handler_installed = sigaction(SIGINT, &action, &old_action) == 0;
-  csv = fopen(a.out, "w");
-  if (!csv) {
-    cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
-    goto done;
+  r->handler_installed = sigaction(SIGINT, &action, &r->old_action) == 0;
+  r->csv = fopen(a->out, "w");
+  if (!r->csv) {
+    cli_error(kCmd, "cannot write '%s': %s", a->out, strerror(errno));
+    return false;
   }
-  fputs("t", csv);
-  for (int i = 0; i < nq; ++i) fprintf(csv, ",%s", qnames[i]);
-  for (int i = 0; i < nv; ++i) fprintf(csv, ",%s", vnames[i]);
-  fputs(",energy", csv);
-  if (a.contact.contacts && !sim_contact_begin_log(kCmd, csv, a.out, &contact)) goto done;
-  fputc('\n', csv);
+  fputs("t", r->csv);
+  for (int i = 0; i < r->nq; ++i) fprintf(r->csv, ",%s", r->qnames[i]);
+  for (int i = 0; i < r->nv; ++i) fprintf(r->csv, ",%s", r->vnames[i]);
+  fputs(",energy", r->csv);
+  if (a->contact.contacts && !sim_contact_begin_log(kCmd, r->csv, a->out, &r->contact)) return false;
+  fputc('\n', r->csv);
+  return true;
+}
 
-  double E0 = 0, E = 0;
-  if (total_energy(tree, sctx, &E0) != MBT_OK) {
-    cli_error(kCmd, "energy at the initial state: %s", mbt_context_last_error(sctx));
-    goto done;
-  }
-  double t_start = mbt_context_time(sctx);
-  if (!write_row(csv, sctx, nq, nv, E0) || (a.contact.contacts && !sim_contact_write(csv, sim, t_start, &contact)) ||
-      fputc('\n', csv) == EOF || !samples_push(&smp, t_start, mbt_context_q(sctx), E0)) {
-    cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
-    goto done;
-  }
+/* One CSV row and plot sample of the simulator's state with energy E; false if not written. */
+static bool log_state(const sim_args* a, sim_run* r, double E) {
+  const double t = mbt_context_time(r->sctx);
+  return write_row(r->csv, r->sctx, r->nq, r->nv, E) &&
+         (!a->contact.contacts || sim_contact_write(r->csv, r->sim, t, &r->contact)) && fputc('\n', r->csv) != EOF &&
+         samples_push(&r->smp, t, mbt_context_q(r->sctx), E);
+}
 
-  /* Advance output interval by output interval: rows at t_k = t_start + k·dt exactly. */
-  long num_steps = (long)ceil(a.duration / a.dt - 1e-9);
-  int status = MBT_OK;
-  double wall0 = cli_now();
-  E = E0;
+/* Logs the initial state, then advances output interval by output interval, rows at
+ * t_k = t_start + k·dt exactly, until the end, an error or Ctrl-C (r->status tells which);
+ * closes the CSV. False with a message if the output cannot be written. */
+static bool run_steps(const sim_args* a, sim_run* r) {
+  if (total_energy(r->tree, r->sctx, &r->E0) != MBT_OK) {
+    cli_error(kCmd, "energy at the initial state: %s", mbt_context_last_error(r->sctx));
+    return false;
+  }
+  r->t_start = mbt_context_time(r->sctx);
+  if (!log_state(a, r, r->E0)) {
+    cli_error(kCmd, "cannot write '%s': %s", a->out, strerror(errno));
+    return false;
+  }
+  const long num_steps = (long)ceil(a->duration / a->dt - 1e-9);
+  const double wall0 = cli_now();
+  r->status = MBT_OK;
+  r->E = r->E0;
   for (long k = 1; k <= num_steps; ++k) {
-    double t_k = k == num_steps ? t_start + a.duration : t_start + (double)k * a.dt;
-    status = mbt_simulator_advance_to(sim, t_k);
-    if (status == MBT_OK && g_interrupted) status = MBT_ERR_INTERRUPTED;
+    double t_k = k == num_steps ? r->t_start + a->duration : r->t_start + (double)k * a->dt;
+    r->status = mbt_simulator_advance_to(r->sim, t_k);
+    if (r->status == MBT_OK && g_interrupted) r->status = MBT_ERR_INTERRUPTED;
     /* Log the state reached, also when the run stopped early. */
-    if (mbt_context_time(sctx) > smp.t[smp.n - 1]) {
-      if (total_energy(tree, sctx, &E) != MBT_OK) E = NAN;
-      if (!write_row(csv, sctx, nq, nv, E) ||
-          (a.contact.contacts && !sim_contact_write(csv, sim, mbt_context_time(sctx), &contact)) ||
-          fputc('\n', csv) == EOF || !samples_push(&smp, mbt_context_time(sctx), mbt_context_q(sctx), E)) {
+    if (mbt_context_time(r->sctx) > r->smp.t[r->smp.n - 1]) {
+      if (total_energy(r->tree, r->sctx, &r->E) != MBT_OK) r->E = NAN;
+      if (!log_state(a, r, r->E)) {
         const int err = errno;
-        clear_progress(&prog);
-        cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(err));
-        goto done;
+        clear_progress(&r->prog);
+        cli_error(kCmd, "cannot write '%s': %s", a->out, strerror(err));
+        return false;
       }
     }
-    if (status != MBT_OK) break;
+    if (r->status != MBT_OK) break;
   }
-  double wall = cli_now() - wall0;
-  clear_progress(&prog);
-  if (handler_installed) {
-    sigaction(SIGINT, &old_action, NULL);
-    handler_installed = false;
+  r->wall = cli_now() - wall0;
+  clear_progress(&r->prog);
+  if (r->handler_installed) {
+    sigaction(SIGINT, &r->old_action, NULL);
+    r->handler_installed = false;
   }
-  bool csv_ok = fclose(csv) == 0;
-  csv = NULL;
-  if (!csv_ok) {
-    cli_error(kCmd, "cannot write '%s': %s", a.out, strerror(errno));
-    goto done;
-  }
+  const bool csv_ok = fclose(r->csv) == 0;
+  r->csv = NULL;
+  if (!csv_ok) cli_error(kCmd, "cannot write '%s': %s", a->out, strerror(errno));
+  return csv_ok;
+}
 
-  /* Plot. */
-  bool plot_ok = false;
-  if (!a.no_plot) {
-    char title[512], err[512];
-    snprintf(title, sizeof(title), "%s: %.6g s simulated, %s%s",
-             model.urdf.robot_name ? model.urdf.robot_name : a.model,
-             mbt_context_time(sctx) - t_start, mbt_integrator_name(opts.integrator),
-             a.no_damping ? ", no damping" : "");
-    plot_data pd = {title, smp.n, smp.t, nq, smp.q, (const char* const*)qnames, smp.energy};
-    plot_ok = plot_write(a.plot, &pd, err, sizeof(err));
-    if (!plot_ok) cli_error(kCmd, "%s", err);
-  }
+/* The plot of the logged samples; false with a message if it cannot be written. */
+static bool write_plot(const sim_args* a, const cli_model* model, const sim_run* r) {
+  char title[512], err[512];
+  snprintf(title, sizeof(title), "%s: %.6g s simulated, %s%s",
+           model->urdf.robot_name ? model->urdf.robot_name : a->model, mbt_context_time(r->sctx) - r->t_start,
+           mbt_integrator_name(r->opts.integrator), a->no_damping ? ", no damping" : "");
+  plot_data pd = {title, r->smp.n, r->smp.t, r->nq, r->smp.q, (const char* const*)r->qnames, r->smp.energy};
+  const bool ok = plot_write(a->plot, &pd, err, sizeof(err));
+  if (!ok) cli_error(kCmd, "%s", err);
+  return ok;
+}
 
-  /* The 3D page beside the CSV (view_page.h). */
-  char* view_path = view_page_available() ? view_page_path_beside(a.out) : NULL;
-  const view_trajectory traj = {smp.n, nq, smp.t, smp.q};
-  const bool view_ok = view_path && view_page_write(kCmd, &model, &traj, view_path);
-
-  /* Summary. */
-  mbt_simulator_stats st = mbt_simulator_get_stats(sim);
-  double t_end = mbt_context_time(sctx);
-  double simulated = t_end - t_start;
-  printf("mbt simulate: %s (%s), nq = %d, nv = %d%s\n", model.urdf.robot_name ? model.urdf.robot_name : "", a.model,
-         nq, nv, default_model ? ", default pose released from rest" : "");
-  if (status == MBT_ERR_INTERRUPTED)
-    printf("interrupted at t = %.6g s of %.6g s; output up to there kept\n", simulated, a.duration);
-  else if (status != MBT_OK)
-    printf("stopped at t = %.6g s of %.6g s: %s\n", simulated, a.duration, mbt_simulator_last_error(sim));
-  if (model.urdf.num_warnings > 0)
+/* The summary on stdout: model, how the run ended, integrator, steps, time, contact, energy,
+ * limit events and the files written. */
+static void print_summary(const sim_args* a, const cli_model* model, const sim_run* r, bool default_model) {
+  const mbt_simulator_stats st = mbt_simulator_get_stats(r->sim);
+  const double simulated = mbt_context_time(r->sctx) - r->t_start;
+  printf("mbt simulate: %s (%s), nq = %d, nv = %d%s\n", model->urdf.robot_name ? model->urdf.robot_name : "",
+         a->model, r->nq, r->nv, default_model ? ", default pose released from rest" : "");
+  if (r->status == MBT_ERR_INTERRUPTED)
+    printf("interrupted at t = %.6g s of %.6g s; output up to there kept\n", simulated, a->duration);
+  else if (r->status != MBT_OK)
+    printf("stopped at t = %.6g s of %.6g s: %s\n", simulated, a->duration, mbt_simulator_last_error(r->sim));
+  if (model->urdf.num_warnings > 0)
     printf("model warnings: %d (elements not modelled in dynamics; 'mbt info' lists them)\n",
-           model.urdf.num_warnings);
-  printf("integrator: %s", mbt_integrator_name(opts.integrator));
-  if (opts.integrator == MBT_INTEGRATOR_RK45)
-    printf(" (rtol %g, atol %g, output every %g s)\n", opts.rtol, opts.atol, a.dt);
+           model->urdf.num_warnings);
+  printf("integrator: %s", mbt_integrator_name(r->opts.integrator));
+  if (r->opts.integrator == MBT_INTEGRATOR_RK45)
+    printf(" (rtol %g, atol %g, output every %g s)\n", r->opts.rtol, r->opts.atol, a->dt);
   else
-    printf(" (step %g s)\n", a.dt);
+    printf(" (step %g s)\n", a->dt);
   printf("steps: %ld taken, %ld rejected, %ld dynamics evaluations\n", st.steps_taken, st.steps_rejected,
          st.dynamics_evaluations);
-  printf("time: %.6g s simulated in %.3f s wall", simulated, wall);
-  if (wall > 0 && simulated > 0) printf(" (real-time factor %.3g)", simulated / wall);
+  printf("time: %.6g s simulated in %.3f s wall", simulated, r->wall);
+  if (r->wall > 0 && simulated > 0) printf(" (real-time factor %.3g)", simulated / r->wall);
   printf("\n");
-  if (contact.model) print_contact_summary(&st, &contact, a.contact.pgs);
-  printf("energy: %.9g J at start, %.9g J at end (change %+.3g J)\n", E0, E, E - E0);
+  if (r->contact.model) print_contact_summary(&st, &r->contact, a->contact.pgs);
+  printf("energy: %.9g J at start, %.9g J at end (change %+.3g J)\n", r->E0, r->E, r->E - r->E0);
   printf("joint limit events: %ld%s\n", st.limit_events,
          st.limit_events > 0 ? " (the limit penalty's damping dissipates energy at each)" : "");
-  printf("CSV:  %s (%d row%s)\n", a.out, smp.n, smp.n == 1 ? "" : "s");
-  if (!a.no_plot && plot_ok) printf("plot: %s\n", a.plot);
+  printf("CSV:  %s (%d row%s)\n", a->out, r->smp.n, r->smp.n == 1 ? "" : "s");
+}
+
+/* After the run: the plot, the 3D page beside the CSV (view_page.h), the summary and the exit
+ * status (130 if interrupted, 1 if stopped early or the plot failed). */
+static int report(const sim_args* a, const cli_model* model, const sim_run* r, bool default_model) {
+  const bool plot_ok = !a->no_plot && write_plot(a, model, r);
+  char* view_path = view_page_available() ? view_page_path_beside(a->out) : NULL;
+  const view_trajectory traj = {r->smp.n, r->nq, r->smp.t, r->smp.q};
+  const bool view_ok = view_path && view_page_write(kCmd, model, &traj, view_path);
+  print_summary(a, model, r, default_model);
+  if (plot_ok) printf("plot: %s\n", a->plot);
   if (view_ok) printf("view: %s (open it in a web browser)\n", view_path);
   free(view_path);
   fflush(stdout);
-  if (status == MBT_ERR_INTERRUPTED) {
+  const double simulated = mbt_context_time(r->sctx) - r->t_start;
+  if (r->status == MBT_ERR_INTERRUPTED) {
     cli_error(kCmd, "interrupted at t = %.6g s", simulated);
-    rc = CLI_EXIT_INTERRUPTED;
-  } else if (status != MBT_OK) {
-    cli_error(kCmd, "the simulation stopped at t = %.6g s: %s", simulated, mbt_simulator_last_error(sim));
-    rc = CLI_EXIT_FAILURE;
-  } else {
-    rc = (a.no_plot || plot_ok) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    return CLI_EXIT_INTERRUPTED;
   }
+  if (r->status != MBT_OK) {
+    cli_error(kCmd, "the simulation stopped at t = %.6g s: %s", simulated, mbt_simulator_last_error(r->sim));
+    return CLI_EXIT_FAILURE;
+  }
+  return (a->no_plot || plot_ok) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
 
-done:
-  if (handler_installed) sigaction(SIGINT, &old_action, NULL);
-  if (csv) fclose(csv);
-  sim_contact_free(&contact);
-  if (sim) mbt_simulator_destroy(sim);
-  if (ctx) mbt_context_destroy(ctx);
-  cli_free_names(qnames, nq);
-  cli_free_names(vnames, nv);
-  free(buf);
-  samples_free(&smp);
+int mbt_cli_simulate(int argc, char** argv) {
+  sim_args a;
+  int pr = parse_args(argc, argv, &a);
+  if (pr == -2) return CLI_EXIT_OK;
+  if (pr < 0) return CLI_EXIT_USAGE;
+  char default_path[4096];
+  const bool default_model = a.model == NULL;
+  if (default_model && !(a.model = default_model_or_error(default_path, sizeof(default_path))))
+    return CLI_EXIT_FAILURE;
+  double g[3] = {0, 0, -9.81};
+  if (!cli_parse_gravity(kCmd, a.gravity, g)) return CLI_EXIT_USAGE;
+
+  cli_model model;
+  if (!cli_model_load(kCmd, a.model, &a.mopts, &model)) return CLI_EXIT_FAILURE;
+  sim_run r;
+  int rc = run_init(&r, model.tree, g) ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+  if (rc == CLI_EXIT_OK) rc = set_initial_state(&a, default_model, &r);
+  if (rc == CLI_EXIT_OK) {
+    warn_outside_limits(r.tree, r.ctx);
+    const bool ran = create_simulator(&a, &model, &r) && open_csv(&a, &r) && run_steps(&a, &r);
+    rc = ran ? report(&a, &model, &r, default_model) : CLI_EXIT_FAILURE;
+  }
+  run_free(&r);
   cli_model_free(&model);
   return rc;
 }

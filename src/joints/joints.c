@@ -58,77 +58,87 @@ static int check_limits(const mbt_tree* tree, const char* what, const char* quan
   return MBT_OK;
 }
 
-static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int parent_body,
-                     const mbt_transform* X_PF, int child_body, const mbt_transform* X_BM, const mbt_vec3* axis,
-                     mbt_real pitch, const mbt_real* damping, const mbt_real* lower, const mbt_real* upper) {
-  if (!tree) return MBT_ERR_INVALID_ARGUMENT;
-  char what[96];
-  mbt__describe(what, sizeof what, "joint", name);
+/* What a new joint is given (add_joint's arguments). */
+typedef struct {
+  const char* name;
+  mbt_joint_type type;
+  int parent_body, child_body;
+  const mbt_transform *X_PF, *X_BM;
+  const mbt_vec3* axis;
+  mbt_real pitch;
+  const mbt_real *damping, *lower, *upper;
+} joint_spec;
+
+/* Checks a new joint: tree not finalized, a free name (a joint's mobilizer takes its name:
+ * one lookup finds either), existing and connectable bodies, valid frames, a unit-able axis
+ * (into *unit), a finite pitch, valid damping and limits. */
+static int check_joint(mbt_tree* tree, const char* what, const joint_spec* js, mbt_vec3* unit) {
   int s;
-  if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "joint", name))) return s;
-  /* A joint's mobilizer takes its name: one lookup finds either. */
-  const int other = mbt__find_mobilizer(tree, name);
+  if ((s = mbt__check_not_finalized(tree, what)) || (s = mbt__check_name(tree, "joint", js->name))) return s;
+  const int other = mbt__find_mobilizer(tree, js->name);
   if (other >= 0 && tree->mobilizers[other].joint >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a joint with this name already exists", what);
   if (other >= 0)
     return mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: a mobilizer with this name already exists", what);
-  if (parent_body < 0 || parent_body >= tree->num_bodies)
+  if (js->parent_body < 0 || js->parent_body >= tree->num_bodies)
     return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "%s: unknown parent body %d (the tree has %d bodies)", what,
-                           parent_body, tree->num_bodies);
-  if (child_body < 0 || child_body >= tree->num_bodies)
+                           js->parent_body, tree->num_bodies);
+  if (js->child_body < 0 || js->child_body >= tree->num_bodies)
     return mbt__tree_error(tree, MBT_ERR_NOT_FOUND, "%s: unknown child body %d (the tree has %d bodies)", what,
-                           child_body, tree->num_bodies);
-  if ((s = mbt__check_connection(tree, what, parent_body, child_body))) return s;
-  if (X_PF && (s = mbt__check_transform(tree, what, "X_PF", X_PF))) return s;
-  if (X_BM && (s = mbt__check_transform(tree, what, "X_BM", X_BM))) return s;
-  mbt_vec3 unit = mbt_vec3_zero();
-  if (has_axis(type) && (s = mbt__check_axis(tree, what, axis, &unit))) return s;
-  if (type == MBT_JOINT_SCREW && !mbt_isfinite(pitch))
-    return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the screw pitch %g is not finite", what, pitch);
-  const mbt_mobilizer_type mtype = mobilizer_type(type);
+                           js->child_body, tree->num_bodies);
+  if ((s = mbt__check_connection(tree, what, js->parent_body, js->child_body))) return s;
+  if (js->X_PF && (s = mbt__check_transform(tree, what, "X_PF", js->X_PF))) return s;
+  if (js->X_BM && (s = mbt__check_transform(tree, what, "X_BM", js->X_BM))) return s;
+  *unit = mbt_vec3_zero();
+  if (has_axis(js->type) && (s = mbt__check_axis(tree, what, js->axis, unit))) return s;
+  if (js->type == MBT_JOINT_SCREW && !mbt_isfinite(js->pitch))
+    return mbt__tree_error(tree, MBT_ERR_INVALID_ARGUMENT, "%s: the screw pitch %g is not finite", what, js->pitch);
+  const mbt_mobilizer_type mtype = mobilizer_type(js->type);
   const int nq = mbt__mobilizer_type_nq(mtype), nv = mbt__mobilizer_type_nv(mtype);
-  if (damping && (s = check_values(tree, what, "damping", damping, nv, true))) return s;
-  if (lower && (s = check_limits(tree, what, "position", lower, upper, nq))) return s;
+  if (js->damping && (s = check_values(tree, what, "damping", js->damping, nv, true))) return s;
+  if (js->lower && (s = check_limits(tree, what, "position", js->lower, js->upper, nq))) return s;
+  return MBT_OK;
+}
 
+/* A new joint's storage in the tree's arena: its name (the joint's and its mobilizer's), the
+ * names of its new frames, and its values: pos_lower, pos_upper, default_q [nq]; vel_lower,
+ * vel_upper, acc_lower, acc_upper, default_damping [nv]. */
+typedef struct {
+  char* joint_name;
+  char* parent_name;  /* "<joint>_parent" if X_PF is given, else NULL */
+  char* child_name;   /* "<joint>_child" if X_BM is given, else NULL */
+  mbt_real* values;
+} joint_storage;
+
+/* Allocates st and room for the joint's frames, mobilizer and joint; on failure (a frame name
+ * taken, out of memory) the arena is rewound and the error returned. */
+static int allocate_joint(mbt_tree* tree, const char* what, const joint_spec* js, int nq, int nv,
+                          joint_storage* st) {
   const mbt_arena_mark mark = mbt__arena_mark(&tree->arena);
-  char* joint_name = mbt__tree_name(tree, name, NULL); /* the joint's and its mobilizer's */
-  char* parent_name = X_PF ? mbt__tree_name(tree, name, "_parent") : NULL;
-  char* child_name = X_BM ? mbt__tree_name(tree, name, "_child") : NULL;
-  /* pos_lower, pos_upper, default_q [nq]; vel_lower, vel_upper, acc_lower, acc_upper,
-   * default_damping [nv] */
-  mbt_real* values = mbt__arena_alloc(&tree->arena, (size_t)(3 * nq + 5 * nv) * sizeof *values, alignof(mbt_real));
-  bool oom = !joint_name || (X_PF && !parent_name) || (X_BM && !child_name) || !values;
+  st->joint_name = mbt__tree_name(tree, js->name, NULL);
+  st->parent_name = js->X_PF ? mbt__tree_name(tree, js->name, "_parent") : NULL;
+  st->child_name = js->X_BM ? mbt__tree_name(tree, js->name, "_child") : NULL;
+  st->values = mbt__arena_alloc(&tree->arena, (size_t)(3 * nq + 5 * nv) * sizeof *st->values, alignof(mbt_real));
+  bool oom = !st->joint_name || (js->X_PF && !st->parent_name) || (js->X_BM && !st->child_name) || !st->values;
+  int s = MBT_OK;
   if (!oom) {
-    if (parent_name && mbt__find_frame(tree, parent_name) >= 0)
-      s = mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: frame '%s' already exists", what, parent_name);
-    else if (child_name && mbt__find_frame(tree, child_name) >= 0)
-      s = mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: frame '%s' already exists", what, child_name);
-    else if (mbt__tree_reserve(tree, (X_PF != NULL) + (X_BM != NULL), 1, 1, 0))
+    if (st->parent_name && mbt__find_frame(tree, st->parent_name) >= 0)
+      s = mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: frame '%s' already exists", what, st->parent_name);
+    else if (st->child_name && mbt__find_frame(tree, st->child_name) >= 0)
+      s = mbt__tree_error(tree, MBT_ERR_DUPLICATE, "%s: frame '%s' already exists", what, st->child_name);
+    else if (mbt__tree_reserve(tree, (js->X_PF != NULL) + (js->X_BM != NULL), 1, 1, 0))
       oom = true;
   }
   if (oom) s = mbt__tree_error(tree, MBT_ERR_NO_MEMORY, "%s: out of memory", what);
-  if (s) {
-    mbt__arena_rewind(&tree->arena, mark);
-    return s;
-  }
+  if (s) mbt__arena_rewind(&tree->arena, mark);
+  return s;
+}
 
-  int F = X_PF ? mbt__append_frame(tree, parent_name, tree->bodies[parent_body].body_frame, X_PF)
-               : tree->bodies[parent_body].body_frame;
-  int M = X_BM ? mbt__append_frame(tree, child_name, tree->bodies[child_body].body_frame, X_BM)
-               : tree->bodies[child_body].body_frame;
-  const int j = tree->num_joints;
-  const int m = mbt__append_mobilizer(tree, joint_name, mtype, F, M, unit, pitch, j);
-  mbt_joint* J = &tree->joints[j];
-  memset(J, 0, sizeof *J);
-  J->name = joint_name;
-  J->type = type;
-  J->parent_body = parent_body;
-  J->child_body = child_body;
-  J->frame_on_parent = F;
-  J->frame_on_child = M;
-  J->mobilizer = m;
-  J->nq = nq;
-  J->nv = nv;
+/* Joint j's values laid out in `values`: no position, velocity or acceleration limits but
+ * the given position limits, the zero configuration as default q (q = [1 0 0 0 ...] for a
+ * quaternion), the given damping or none. */
+static void init_joint_values(mbt_joint* J, const joint_spec* js, mbt_real* values) {
+  const int nq = J->nq, nv = J->nv;
   J->pos_lower = values;
   J->pos_upper = J->pos_lower + nq;
   J->default_q = J->pos_upper + nq;
@@ -138,15 +148,50 @@ static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int 
   J->acc_upper = J->acc_lower + nv;
   J->default_damping = J->acc_upper + nv;
   for (int k = 0; k < nq; ++k) {
-    J->pos_lower[k] = lower ? lower[k] : -INFINITY;
-    J->pos_upper[k] = upper ? upper[k] : INFINITY;
-    J->default_q[k] = type == MBT_JOINT_QUATERNION_FLOATING && k == 0 ? 1 : 0; /* the zero configuration */
+    J->pos_lower[k] = js->lower ? js->lower[k] : -INFINITY;
+    J->pos_upper[k] = js->upper ? js->upper[k] : INFINITY;
+    J->default_q[k] = js->type == MBT_JOINT_QUATERNION_FLOATING && k == 0 ? 1 : 0; /* the zero configuration */
   }
   for (int k = 0; k < nv; ++k) {
     J->vel_lower[k] = J->acc_lower[k] = -INFINITY;
     J->vel_upper[k] = J->acc_upper[k] = INFINITY;
-    J->default_damping[k] = damping ? damping[k] : 0;
+    J->default_damping[k] = js->damping ? js->damping[k] : 0;
   }
+}
+
+static int add_joint(mbt_tree* tree, const char* name, mbt_joint_type type, int parent_body,
+                     const mbt_transform* X_PF, int child_body, const mbt_transform* X_BM, const mbt_vec3* axis,
+                     mbt_real pitch, const mbt_real* damping, const mbt_real* lower, const mbt_real* upper) {
+  if (!tree) return MBT_ERR_INVALID_ARGUMENT;
+  const joint_spec js = {name, type, parent_body, child_body, X_PF, X_BM, axis, pitch, damping, lower, upper};
+  char what[96];
+  mbt__describe(what, sizeof what, "joint", name);
+  mbt_vec3 unit;
+  int s;
+  if ((s = check_joint(tree, what, &js, &unit))) return s;
+  const mbt_mobilizer_type mtype = mobilizer_type(type);
+  const int nq = mbt__mobilizer_type_nq(mtype), nv = mbt__mobilizer_type_nv(mtype);
+  joint_storage st;
+  if ((s = allocate_joint(tree, what, &js, nq, nv, &st))) return s;
+
+  const int F = X_PF ? mbt__append_frame(tree, st.parent_name, tree->bodies[parent_body].body_frame, X_PF)
+                     : tree->bodies[parent_body].body_frame;
+  const int M = X_BM ? mbt__append_frame(tree, st.child_name, tree->bodies[child_body].body_frame, X_BM)
+                     : tree->bodies[child_body].body_frame;
+  const int j = tree->num_joints;
+  const int m = mbt__append_mobilizer(tree, st.joint_name, mtype, F, M, unit, pitch, j);
+  mbt_joint* J = &tree->joints[j];
+  memset(J, 0, sizeof *J);
+  J->name = st.joint_name;
+  J->type = type;
+  J->parent_body = parent_body;
+  J->child_body = child_body;
+  J->frame_on_parent = F;
+  J->frame_on_child = M;
+  J->mobilizer = m;
+  J->nq = nq;
+  J->nv = nv;
+  init_joint_values(J, &js, st.values);
   tree->num_joints++;
   return j;
 }

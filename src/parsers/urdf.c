@@ -752,46 +752,33 @@ static int parse_link_ref(parser* p, const xnode* c, const char* name, const cha
   return MBT_OK;
 }
 
-static int parse_joint(parser* p, const xnode* node) {
-  const char* K = "joint";
-  const char* name = required_attr(p, node, "name", K, NULL, "joint");
-  if (!name) return p->status;
-  if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(node), K, NULL, "the attribute 'name' is empty");
-  if (check_name_length(p, node, K, name)) return p->status;
-  const int other = find_joint(p, name);
-  if (other >= 0)
-    return fail(p, MBT_ERR_DUPLICATE, line_of(node), K, name, "a joint with this name is already declared at line %d",
-                p->joints[other].line);
-  const char* type = required_attr(p, node, "type", K, name, "joint");
-  if (!type) return p->status;
-  int t = -1;
+/* The type attribute of a <joint> as a urdf_joint_type, or -1 with an error. */
+static int parse_joint_type(parser* p, const xnode* node, const char* name) {
+  const char* type = required_attr(p, node, "type", "joint", name, "joint");
+  if (!type) return -1;
   for (int k = 0; k < (int)(sizeof kJointTypeNames / sizeof kJointTypeNames[0]); ++k)
-    if (strcmp(type, kJointTypeNames[k]) == 0) t = k;
-  if (t < 0)
-    return fail(p, MBT_ERR_PARSE, line_of(node), K, name,
-                "unknown joint type '%s' (expected revolute, continuous, prismatic, fixed, floating or planar)", type);
-  if (grow(p, (void**)&p->joints, &p->cap_joints, p->num_joints + 1, sizeof(urdf_joint))) return p->status;
-  urdf_joint J;
-  memset(&J, 0, sizeof J);
-  if (!(J.name = keep(p, name))) return p->status;
-  J.line = line_of(node);
-  J.type = (urdf_joint_type)t;
-  J.parent = J.child = -1;
-  J.X_PF = mbt_transform_identity();
-  J.axis = mbt_vec3_make(1, 0, 0);
-  J.lower = -INFINITY;
-  J.upper = INFINITY;
-  J.velocity = INFINITY;
-  J.effort = INFINITY;
-  J.tree_joint = -1;
-  const xnode *origin = NULL, *parent = NULL, *child = NULL, *axis = NULL, *limit = NULL, *dynamics = NULL;
+    if (strcmp(type, kJointTypeNames[k]) == 0) return k;
+  fail(p, MBT_ERR_PARSE, line_of(node), "joint", name,
+       "unknown joint type '%s' (expected revolute, continuous, prismatic, fixed, floating or planar)", type);
+  return -1;
+}
+
+/* The elements of a <joint> it reads, each at most once; NULL where absent. */
+typedef struct {
+  const xnode *origin, *parent, *child, *axis, *limit, *dynamics;
+} joint_elements;
+
+/* Sorts the children of a <joint> into e; warns about those not modelled. */
+static int find_joint_elements(parser* p, const xnode* node, const char* name, joint_elements* e) {
+  const char* K = "joint";
+  memset(e, 0, sizeof *e);
   for (const xnode* c = node->children; c; c = c->next) {
-    const xnode** slot = is_element(c, "origin")     ? &origin
-                           : is_element(c, "parent")   ? &parent
-                           : is_element(c, "child")    ? &child
-                           : is_element(c, "axis")     ? &axis
-                           : is_element(c, "limit")    ? &limit
-                           : is_element(c, "dynamics") ? &dynamics
+    const xnode** slot = is_element(c, "origin")     ? &e->origin
+                           : is_element(c, "parent")   ? &e->parent
+                           : is_element(c, "child")    ? &e->child
+                           : is_element(c, "axis")     ? &e->axis
+                           : is_element(c, "limit")    ? &e->limit
+                           : is_element(c, "dynamics") ? &e->dynamics
                                                        : NULL;
     if (slot) {
       if (check_once(p, *slot, c, K, name)) return p->status;
@@ -806,71 +793,123 @@ static int parse_joint(parser* p, const xnode* node) {
       return p->status;
     }
   }
-  if (!parent)
-    return fail(p, MBT_ERR_PARSE, J.line, K, name, "missing the required element <parent>");
-  if (!child) return fail(p, MBT_ERR_PARSE, J.line, K, name, "missing the required element <child>");
-  if (parse_link_ref(p, parent, name, &J.parent_name, &J.parent_line) ||
-      parse_link_ref(p, child, name, &J.child_name, &J.child_line))
+  return MBT_OK;
+}
+
+/* <axis xyz>: only the direction is used (seed RevoluteJoint); below √ε there is none, an
+ * error for a joint that uses the axis. */
+static int parse_joint_axis(parser* p, const xnode* axis, urdf_joint* J) {
+  const char* text = required_attr(p, axis, "xyz", "joint", J->name, "axis");
+  mbt_vec3 a;
+  if (!text || parse_reals(p, axis, text, "xyz", a.v, 3, "joint", J->name, "axis")) return p->status;
+  const mbt_real n = mbt_vec3_norm(a);
+  if (!joint_uses_axis(J->type)) return MBT_OK;
+  if (!(n >= mbt_sqrt(DBL_EPSILON)))
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(axis), "joint", J->name,
+                "<axis> xyz (%g, %g, %g) is the zero vector: a %s joint needs a direction", a.v[0], a.v[1], a.v[2],
+                kJointTypeNames[J->type]);
+  J->axis = mbt_vec3_scale(a, 1 / n);
+  return MBT_OK;
+}
+
+/* <limit lower upper velocity effort>: position limits of revolute and prismatic joints
+ * (lower = upper = 0 means none), velocity = 0 means no velocity limit; no negative
+ * velocity or effort. */
+static int parse_joint_limit(parser* p, const xnode* limit, urdf_joint* J) {
+  const char *K = "joint", *name = J->name;
+  mbt_real lower = -INFINITY, upper = INFINITY;
+  if (optional_real(p, limit, "lower", &lower, K, name, "limit") ||
+      optional_real(p, limit, "upper", &upper, K, name, "limit") ||
+      optional_real(p, limit, "velocity", &J->velocity, K, name, "limit") ||
+      optional_real(p, limit, "effort", &J->effort, K, name, "limit"))
     return p->status;
-  if (origin) {
-    if (parse_origin(p, origin, &J.X_PF, K, name)) return p->status;
+  if (J->type == J_REVOLUTE || J->type == J_PRISMATIC) {
+    if (lower > upper)
+      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> lower %s is above upper %s",
+                  num(lower).s, num(upper).s);
+    /* lower = upper = 0 is what urdfdom reads when the attributes are left at their
+     * defaults; a joint that cannot move would be a weld, so it means "no limit". */
+    if (lower == 0 && upper == 0) {
+      if (warn(p, line_of(limit), K, name, "<limit> lower = upper = 0 read as no position limit")) return p->status;
+    } else {
+      J->lower = lower;
+      J->upper = upper;
+    }
+  }
+  if (J->velocity == 0) {
+    J->velocity = INFINITY;
+    if (warn(p, line_of(limit), K, name, "<limit> velocity = 0 read as no velocity limit")) return p->status;
+  }
+  if (J->velocity < 0)
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> velocity %s is negative",
+                num(J->velocity).s);
+  if (J->effort < 0)
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> effort %s is negative", num(J->effort).s);
+  return MBT_OK;
+}
+
+/* <dynamics damping friction>, neither negative. */
+static int parse_joint_dynamics(parser* p, const xnode* dynamics, urdf_joint* J) {
+  const char *K = "joint", *name = J->name;
+  if (optional_real(p, dynamics, "damping", &J->damping, K, name, "dynamics") ||
+      optional_real(p, dynamics, "friction", &J->friction, K, name, "dynamics"))
+    return p->status;
+  if (J->damping < 0)
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(dynamics), K, name, "<dynamics> damping %s is negative",
+                num(J->damping).s);
+  if (J->friction < 0)
+    return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(dynamics), K, name, "<dynamics> friction %s is negative",
+                num(J->friction).s);
+  return MBT_OK;
+}
+
+/* A <joint>'s record before its elements are read: no links, identity origin, x axis, no limits. */
+static void init_joint(urdf_joint* J, const char* name, int line, urdf_joint_type type) {
+  memset(J, 0, sizeof *J);
+  J->name = name;
+  J->line = line;
+  J->type = type;
+  J->parent = J->child = -1;
+  J->X_PF = mbt_transform_identity();
+  J->axis = mbt_vec3_make(1, 0, 0);
+  J->lower = -INFINITY;
+  J->upper = INFINITY;
+  J->velocity = INFINITY;
+  J->effort = INFINITY;
+  J->tree_joint = -1;
+}
+
+static int parse_joint(parser* p, const xnode* node) {
+  const char* K = "joint";
+  const char* name = required_attr(p, node, "name", K, NULL, "joint");
+  if (!name) return p->status;
+  if (!name[0]) return fail(p, MBT_ERR_PARSE, line_of(node), K, NULL, "the attribute 'name' is empty");
+  if (check_name_length(p, node, K, name)) return p->status;
+  const int other = find_joint(p, name);
+  if (other >= 0)
+    return fail(p, MBT_ERR_DUPLICATE, line_of(node), K, name, "a joint with this name is already declared at line %d",
+                p->joints[other].line);
+  const int t = parse_joint_type(p, node, name);
+  if (t < 0) return p->status;
+  if (grow(p, (void**)&p->joints, &p->cap_joints, p->num_joints + 1, sizeof(urdf_joint))) return p->status;
+  const char* kept = keep(p, name);
+  if (!kept) return p->status;
+  urdf_joint J;
+  init_joint(&J, kept, line_of(node), (urdf_joint_type)t);
+  joint_elements e;
+  if (find_joint_elements(p, node, name, &e)) return p->status;
+  if (!e.parent) return fail(p, MBT_ERR_PARSE, J.line, K, name, "missing the required element <parent>");
+  if (!e.child) return fail(p, MBT_ERR_PARSE, J.line, K, name, "missing the required element <child>");
+  if (parse_link_ref(p, e.parent, name, &J.parent_name, &J.parent_line) ||
+      parse_link_ref(p, e.child, name, &J.child_name, &J.child_line))
+    return p->status;
+  if (e.origin) {
+    if (parse_origin(p, e.origin, &J.X_PF, K, name)) return p->status;
     J.has_origin = true;
   }
-  if (axis) {
-    const char* text = required_attr(p, axis, "xyz", K, name, "axis");
-    mbt_vec3 a;
-    if (!text || parse_reals(p, axis, text, "xyz", a.v, 3, K, name, "axis")) return p->status;
-    /* Only the direction is used (seed RevoluteJoint); below √ε there is none. */
-    const mbt_real n = mbt_vec3_norm(a);
-    if (joint_uses_axis(J.type)) {
-      if (!(n >= mbt_sqrt(DBL_EPSILON)))
-        return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(axis), K, name,
-                    "<axis> xyz (%g, %g, %g) is the zero vector: a %s joint needs a direction", a.v[0], a.v[1],
-                    a.v[2], type);
-      J.axis = mbt_vec3_scale(a, 1 / n);
-    }
-  }
-  if (limit) {
-    mbt_real lower = -INFINITY, upper = INFINITY;
-    if (optional_real(p, limit, "lower", &lower, K, name, "limit") ||
-        optional_real(p, limit, "upper", &upper, K, name, "limit") ||
-        optional_real(p, limit, "velocity", &J.velocity, K, name, "limit") ||
-        optional_real(p, limit, "effort", &J.effort, K, name, "limit"))
-      return p->status;
-    if (J.type == J_REVOLUTE || J.type == J_PRISMATIC) {
-      if (lower > upper)
-        return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name,
-                    "<limit> lower %s is above upper %s", num(lower).s, num(upper).s);
-      /* lower = upper = 0 is what urdfdom reads when the attributes are left at their
-       * defaults; a joint that cannot move would be a weld, so it means "no limit". */
-      if (lower == 0 && upper == 0) {
-        if (warn(p, line_of(limit), K, name, "<limit> lower = upper = 0 read as no position limit")) return p->status;
-      } else {
-        J.lower = lower;
-        J.upper = upper;
-      }
-    }
-    if (J.velocity == 0) {
-      J.velocity = INFINITY;
-      if (warn(p, line_of(limit), K, name, "<limit> velocity = 0 read as no velocity limit")) return p->status;
-    }
-    if (J.velocity < 0)
-      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> velocity %s is negative",
-                  num(J.velocity).s);
-    if (J.effort < 0)
-      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(limit), K, name, "<limit> effort %s is negative", num(J.effort).s);
-  }
-  if (dynamics) {
-    if (optional_real(p, dynamics, "damping", &J.damping, K, name, "dynamics") ||
-        optional_real(p, dynamics, "friction", &J.friction, K, name, "dynamics"))
-      return p->status;
-    if (J.damping < 0)
-      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(dynamics), K, name, "<dynamics> damping %s is negative",
-                  num(J.damping).s);
-    if (J.friction < 0)
-      return fail(p, MBT_ERR_INVALID_ARGUMENT, line_of(dynamics), K, name, "<dynamics> friction %s is negative",
-                  num(J.friction).s);
-  }
+  if ((e.axis && parse_joint_axis(p, e.axis, &J)) || (e.limit && parse_joint_limit(p, e.limit, &J)) ||
+      (e.dynamics && parse_joint_dynamics(p, e.dynamics, &J)))
+    return p->status;
   p->joints[p->num_joints++] = J;
   return MBT_OK;
 }
@@ -920,7 +959,10 @@ static int end_robot(parser* p, const xnode* robot) {
 }
 
 /* ---- pass 2: topology -------------------------------------------------------------------- */
-static int resolve_topology(parser* p) {
+/* Each joint's parent and child link by name (a parent named "world" may be undeclared: the
+ * world link is then added); every link has at most one parent, no joint joins a link to
+ * itself or has the world as its child. */
+static int link_joints(parser* p) {
   p->world_link = find_link(p, WORLD_NAME);
   for (int j = 0; j < p->num_joints; ++j) {
     urdf_joint* J = &p->joints[j];
@@ -954,7 +996,12 @@ static int resolve_topology(parser* p) {
     J->parent = parent;
     J->child = child;
   }
-  /* Children of each link in the order of their <joint> elements. */
+  return MBT_OK;
+}
+
+/* Children of each link in the order of their <joint> elements: link i's child joints are
+ * child_joints[child_start, child_start + num_children). */
+static int group_child_joints(parser* p) {
   p->child_joints = malloc((size_t)(p->num_joints > 0 ? p->num_joints : 1) * sizeof(int));
   if (!p->child_joints) return no_memory(p);
   for (int j = 0; j < p->num_joints; ++j) p->links[p->joints[j].parent].num_children++;
@@ -968,6 +1015,49 @@ static int resolve_topology(parser* p) {
     urdf_link* P = &p->links[p->joints[j].parent];
     p->child_joints[P->child_start + P->num_children++] = j;
   }
+  return MBT_OK;
+}
+
+/* Marks (state = 1) every link reached depth-first from root. */
+static int mark_reachable(parser* p, int root) {
+  int* stack = malloc((size_t)p->num_links * sizeof(int));
+  if (!stack) return no_memory(p);
+  int top = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    urdf_link* L = &p->links[stack[--top]];
+    L->state = 1;
+    for (int k = 0; k < L->num_children; ++k) stack[top++] = p->joints[p->child_joints[L->child_start + k]].child;
+  }
+  free(stack);
+  return MBT_OK;
+}
+
+/* The error for link i, which lies on a cycle: walk up the parents until a link repeats
+ * (Floyd's two pointers), then name the links around the cycle. */
+static int fail_cycle(parser* p, int i) {
+  int slow = i, fast = i;
+  do {
+    slow = p->joints[p->links[slow].parent_joint].parent;
+    fast = p->joints[p->links[fast].parent_joint].parent;
+    fast = p->joints[p->links[fast].parent_joint].parent;
+  } while (slow != fast);
+  char path[512];
+  size_t n = 0;
+  int k = slow;
+  do {
+    int w = snprintf(path + n, sizeof path - n, "'%s' <- ", p->links[k].name);
+    if (w < 0 || (size_t)w >= sizeof path - n) break;
+    n += (size_t)w;
+    k = p->joints[p->links[k].parent_joint].parent;
+  } while (k != slow);
+  snprintf(path + n, sizeof path - n, "'%s'", p->links[slow].name);
+  const urdf_joint* J = &p->joints[p->links[slow].parent_joint];
+  return fail(p, MBT_ERR_TOPOLOGY, J->line, "joint", J->name, "the joints form a cycle: links %s", path);
+}
+
+static int resolve_topology(parser* p) {
+  if (link_joints(p) || group_child_joints(p)) return p->status;
   /* Roots: the links that are no joint's child. With a world link, that is the world alone. */
   int num_roots = 0, first = -1, second = -1;
   for (int i = 0; i < p->num_links; ++i)
@@ -985,40 +1075,9 @@ static int resolve_topology(parser* p) {
   }
   /* Depth-first from the root: any link not reached lies on a cycle (each link has at
    * most one parent and there is at most one root). */
-  if (num_roots == 1) {
-    int* stack = malloc((size_t)p->num_links * sizeof(int));
-    if (!stack) return no_memory(p);
-    int top = 0;
-    stack[top++] = first;
-    while (top > 0) {
-      urdf_link* L = &p->links[stack[--top]];
-      L->state = 1;
-      for (int k = 0; k < L->num_children; ++k) stack[top++] = p->joints[p->child_joints[L->child_start + k]].child;
-    }
-    free(stack);
-  }
-  for (int i = 0; i < p->num_links; ++i) {
-    if (p->links[i].state) continue;
-    /* Walk up the parents from link i until a link repeats: that is the cycle. */
-    int slow = i, fast = i;
-    do {
-      slow = p->joints[p->links[slow].parent_joint].parent;
-      fast = p->joints[p->links[fast].parent_joint].parent;
-      fast = p->joints[p->links[fast].parent_joint].parent;
-    } while (slow != fast);
-    char path[512];
-    size_t n = 0;
-    int k = slow;
-    do {
-      int w = snprintf(path + n, sizeof path - n, "'%s' <- ", p->links[k].name);
-      if (w < 0 || (size_t)w >= sizeof path - n) break;
-      n += (size_t)w;
-      k = p->joints[p->links[k].parent_joint].parent;
-    } while (k != slow);
-    snprintf(path + n, sizeof path - n, "'%s'", p->links[slow].name);
-    const urdf_joint* J = &p->joints[p->links[slow].parent_joint];
-    return fail(p, MBT_ERR_TOPOLOGY, J->line, "joint", J->name, "the joints form a cycle: links %s", path);
-  }
+  if (num_roots == 1 && mark_reachable(p, first)) return p->status;
+  for (int i = 0; i < p->num_links; ++i)
+    if (!p->links[i].state) return fail_cycle(p, i);
   if (num_roots == 0) return fail(p, MBT_ERR_TOPOLOGY, 0, NULL, NULL, "the robot has no root link");
   return MBT_OK;
 }
@@ -1110,39 +1169,30 @@ static int reserve_tree(parser* p, mbt_tree* tree, bool extra_joint) {
   return mbt__tree_reserve_model(tree, bodies, frames, joints, joints) ? no_memory(p) : MBT_OK;
 }
 
-static int build_tree(parser* p, mbt_urdf_result* result) {
-  const int root = root_link(p);
-  const bool floating = (p->flags & MBT_URDF_FLOATING) != 0;
-  const char* extra = NULL;
-  if (root != p->world_link) extra = floating ? ROOT_JOINT_NAME : WORLD_WELD_NAME;
+/* The joint that attaches the root link to the world: none if the root is the world link,
+ * else a quaternion-floating joint (MBT_URDF_FLOATING) or a weld, with a reserved name no
+ * <joint> may take. *extra is its name or NULL. */
+static int root_attachment(parser* p, int root, bool floating, const char** extra) {
+  *extra = NULL;
+  if (root != p->world_link) *extra = floating ? ROOT_JOINT_NAME : WORLD_WELD_NAME;
   if (floating && root == p->world_link) {
     const urdf_link* W = &p->links[p->world_link];
     return fail(p, MBT_ERR_INVALID_ARGUMENT, W->line, "link", W->name,
                 "the robot is attached to the world by its link 'world', so it has no free root link to float "
                 "(MBT_URDF_FLOATING, --floating); load it without that option");
   }
-  if (extra && find_joint(p, extra) >= 0) {
-    const urdf_joint* J = &p->joints[find_joint(p, extra)];
+  if (*extra && find_joint(p, *extra) >= 0) {
+    const urdf_joint* J = &p->joints[find_joint(p, *extra)];
     return fail(p, MBT_ERR_DUPLICATE, J->line, "joint", J->name,
                 "this name is reserved for the joint that attaches the root link '%s' to the world",
                 p->links[root].name);
   }
-  /* Depth-first pre-order from the root, children in file order. */
-  int* order = malloc((size_t)p->num_links * sizeof(int));
-  int* stack = malloc((size_t)p->num_links * sizeof(int));
-  mbt_tree* tree = mbt_tree_create();
-  if (!order || !stack || !tree) {
-    free(order);
-    free(stack);
-    mbt_tree_destroy(tree);
-    return no_memory(p);
-  }
-  if (reserve_tree(p, tree, extra != NULL)) {
-    free(order);
-    free(stack);
-    mbt_tree_destroy(tree);
-    return p->status;
-  }
+  return MBT_OK;
+}
+
+/* The links in depth-first pre-order from the root, children in file order, into order
+ * (num_links); stack holds num_links. Returns how many. */
+static int link_order(const parser* p, int root, int* order, int* stack) {
   int n = 0, top = 0;
   stack[top++] = root;
   while (top > 0) {
@@ -1151,66 +1201,69 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     const urdf_link* L = &p->links[i];
     for (int k = L->num_children - 1; k >= 0; --k) stack[top++] = p->joints[p->child_joints[L->child_start + k]].child;
   }
-  free(stack);
-  for (int k = 0; k < n && p->status == MBT_OK; ++k) {
-    urdf_link* L = &p->links[order[k]];
-    if (order[k] == p->world_link) {
-      L->body = mbt_tree_world_body(tree);
-      if (L->has_inertial && L->M_BBo_B.mass != 0)
-        warn(p, L->inertia_line, "link", L->name, "the world link's <inertial> is ignored (the world body has no mass)");
-      continue;
-    }
-    const int line = L->has_inertial ? L->inertia_line : L->line;
-    int b;
-    if (L->nonphysical_why) {
-      if (!(p->flags & MBT_URDF_ALLOW_INVALID_INERTIA)) {
-        fail(p, MBT_ERR_NONPHYSICAL, line, "link", L->name, "non-physical inertia: %s", L->nonphysical_why);
-        break;
-      }
-      if (warn(p, line, "link", L->name, "non-physical inertia loaded as written: %s", L->nonphysical_why)) break;
-      b = mbt_tree_add_rigid_body_unchecked(tree, L->name, &L->M_BBo_B);
-    } else {
-      b = mbt_tree_add_rigid_body(tree, L->name, &L->M_BBo_B);
-      if (b == MBT_ERR_NONPHYSICAL && (p->flags & MBT_URDF_ALLOW_INVALID_INERTIA)) {
-        if (warn(p, line, "link", L->name, "non-physical inertia loaded as written: %s", mbt_tree_last_error(tree)))
-          break;
-        b = mbt_tree_add_rigid_body_unchecked(tree, L->name, &L->M_BBo_B);
-      }
-    }
-    if (b < 0) {
-      tree_fail(p, tree, b, line, "link", L->name);
-      break;
-    }
-    L->body = b;
+  return n;
+}
+
+/* The body of link L (the world link is the world body). A non-physical inertia is an error,
+ * or with MBT_URDF_ALLOW_INVALID_INERTIA a warning and the inertia loaded as written. */
+static int add_body(parser* p, mbt_tree* tree, urdf_link* L, bool is_world) {
+  if (is_world) {
+    L->body = mbt_tree_world_body(tree);
+    if (L->has_inertial && L->M_BBo_B.mass != 0)
+      warn(p, L->inertia_line, "link", L->name, "the world link's <inertial> is ignored (the world body has no mass)");
+    return p->status;
   }
-  int extra_joint = -1;
+  const int line = L->has_inertial ? L->inertia_line : L->line;
+  const bool allow = (p->flags & MBT_URDF_ALLOW_INVALID_INERTIA) != 0;
+  int b;
+  if (L->nonphysical_why) {
+    if (!allow) return fail(p, MBT_ERR_NONPHYSICAL, line, "link", L->name, "non-physical inertia: %s", L->nonphysical_why);
+    if (warn(p, line, "link", L->name, "non-physical inertia loaded as written: %s", L->nonphysical_why))
+      return p->status;
+    b = mbt_tree_add_rigid_body_unchecked(tree, L->name, &L->M_BBo_B);
+  } else {
+    b = mbt_tree_add_rigid_body(tree, L->name, &L->M_BBo_B);
+    if (b == MBT_ERR_NONPHYSICAL && allow) {
+      if (warn(p, line, "link", L->name, "non-physical inertia loaded as written: %s", mbt_tree_last_error(tree)))
+        return p->status;
+      b = mbt_tree_add_rigid_body_unchecked(tree, L->name, &L->M_BBo_B);
+    }
+  }
+  if (b < 0) return tree_fail(p, tree, b, line, "link", L->name);
+  L->body = b;
+  return MBT_OK;
+}
+
+/* The bodies in `order` (order[0] is the root), the joint `extra` (if any) attaching the root
+ * to the world, then each link's parent joint, the geometry, and finalize. */
+static int add_model(parser* p, mbt_tree* tree, const int* order, int n, const char* extra, bool floating) {
+  for (int k = 0; k < n && p->status == MBT_OK; ++k) add_body(p, tree, &p->links[order[k]], order[k] == p->world_link);
   if (p->status == MBT_OK && extra) {
-    const int B = p->links[root].body;
-    extra_joint = floating ? mbt_tree_add_quaternion_floating_joint(tree, extra, mbt_tree_world_body(tree), NULL, B,
-                                                                    NULL, NULL)
-                           : mbt_tree_add_weld_joint(tree, extra, mbt_tree_world_body(tree), NULL, B, NULL);
-    if (extra_joint < 0) tree_fail(p, tree, extra_joint, p->links[root].line, "link", p->links[root].name);
+    const urdf_link* R = &p->links[order[0]];
+    const int world = mbt_tree_world_body(tree);
+    const int j = floating ? mbt_tree_add_quaternion_floating_joint(tree, extra, world, NULL, R->body, NULL, NULL)
+                           : mbt_tree_add_weld_joint(tree, extra, world, NULL, R->body, NULL);
+    if (j < 0) tree_fail(p, tree, j, R->line, "link", R->name);
   }
   for (int k = 0; k < n && p->status == MBT_OK; ++k) {
     const urdf_link* L = &p->links[order[k]];
     if (L->parent_joint >= 0) add_joint(p, tree, &p->joints[L->parent_joint]);
   }
-  free(order);
   if (p->status == MBT_OK) add_geometries(p, tree);
   if (p->status == MBT_OK) {
     const int s = mbt_tree_finalize(tree);
     if (s) fail(p, s, 0, NULL, NULL, "%s", mbt_tree_last_error(tree));
   }
+  return p->status;
+}
+
+/* Each tree joint's friction and effort limit from its <joint> (0 and ∞ for a joint that no
+ * <joint> made). */
+static int copy_joint_data(parser* p, const mbt_tree* tree, mbt_urdf_result* result) {
   const int nj = mbt_tree_num_joints(tree);
-  if (p->status == MBT_OK) {
-    result->joint_friction = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(mbt_real));
-    result->joint_effort = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(mbt_real));
-    if (!result->joint_friction || !result->joint_effort) no_memory(p);
-  }
-  if (p->status != MBT_OK) {
-    mbt_tree_destroy(tree);
-    return p->status;
-  }
+  result->joint_friction = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(mbt_real));
+  result->joint_effort = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(mbt_real));
+  if (!result->joint_friction || !result->joint_effort) return no_memory(p);
   result->num_joints = nj;
   for (int j = 0; j < nj; ++j) {
     result->joint_friction[j] = 0;
@@ -1221,6 +1274,29 @@ static int build_tree(parser* p, mbt_urdf_result* result) {
     if (J->tree_joint < 0 || J->tree_joint >= nj) continue;
     result->joint_friction[J->tree_joint] = J->friction;
     result->joint_effort[J->tree_joint] = J->effort;
+  }
+  return MBT_OK;
+}
+
+static int build_tree(parser* p, mbt_urdf_result* result) {
+  const int root = root_link(p);
+  const bool floating = (p->flags & MBT_URDF_FLOATING) != 0;
+  const char* extra = NULL;
+  if (root_attachment(p, root, floating, &extra)) return p->status;
+  int* order = malloc((size_t)p->num_links * sizeof(int));
+  int* stack = malloc((size_t)p->num_links * sizeof(int));
+  mbt_tree* tree = mbt_tree_create();
+  if (!order || !stack || !tree) {
+    no_memory(p);
+  } else if (reserve_tree(p, tree, extra != NULL) == MBT_OK) {
+    const int n = link_order(p, root, order, stack);
+    if (add_model(p, tree, order, n, extra, floating) == MBT_OK) copy_joint_data(p, tree, result);
+  }
+  free(order);
+  free(stack);
+  if (p->status != MBT_OK) {
+    mbt_tree_destroy(tree);
+    return p->status;
   }
   result->tree = tree;
   return MBT_OK;
