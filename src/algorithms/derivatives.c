@@ -239,22 +239,56 @@ static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt
   one_velocity_rates(ws, i, v, vdot);
 }
 
-/* forward_node for a revolute node (axis ẑ of F = M): R_WM = R_WF·Rz(q) by its first two
- * columns, S = [R_WF·ẑ; p_WoMo × R_WF·ẑ] with R_WF·ẑ read as R_WF's third column. */
+/* R_WM = R_WA·R_AF·R_z(q) of a node with R_AF_is_xz, R_AF = R_x(b)·R_z(φ) (tree_internal.h):
+ * R_WM = C·R_z(θ), θ = φ + q, C = R_WA·R_x(b) = (a0, cb·a1 + sb·a2, cb·a2 − sb·a1) for the columns
+ * (a0, a1, a2) of R_WA; R_WM = (cθ·c0 + sθ·c1, cθ·c1 − sθ·c0, c2), so its third column is the axis
+ * R_WF·ẑ. 42 flops, against 63 for R_WF = R_WA·R_AF, then R_WF·R_z(q). */
+static inline void rotation_WM_turned(const mbt_mat3* R_WA, const mbt_mat3* R_AF, mbt_real sn, mbt_real cn,
+                                      mbt_mat3* R_WM) {
+  const mbt_real cb = R_AF->m[2][2], sb = -R_AF->m[1][2], cf = R_AF->m[0][0], sf = -R_AF->m[0][1];
+  const mbt_real ct = cn * cf - sn * sf, st = sn * cf + cn * sf;
+  for (int r = 0; r < 3; ++r) {
+    const mbt_real a0 = R_WA->m[r][0], a1 = R_WA->m[r][1], a2 = R_WA->m[r][2], c1 = cb * a1 + sb * a2;
+    R_WM->m[r][0] = ct * a0 + st * c1, R_WM->m[r][1] = ct * c1 - st * a0, R_WM->m[r][2] = cb * a2 - sb * a1;
+  }
+}
+
+/* R_WM = R_WF·R_z(q) of a revolute node by R_WF's columns (x, y, z): (c·x + s·y, c·y − s·x, z);
+ * R_WF = R_WA·R_AF (a 3×3 product unless R_AF = I), or rotation_WM_turned. */
+static inline void revolute_rotation_WM(const mbt_local_node* L, const mbt_mat3* R_WA, mbt_real sn, mbt_real cn,
+                                        mbt_mat3* R_WM) {
+  if (L->R_AF_is_xz) {
+    rotation_WM_turned(R_WA, &L->X_AF.R, sn, cn, R_WM);
+    return;
+  }
+  const mbt_mat3 R_WF = L->R_AF_is_identity ? *R_WA : mbt_mat3_mul(R_WA, &L->X_AF.R);
+  for (int r = 0; r < 3; ++r) {
+    const mbt_real a = R_WF.m[r][0], b = R_WF.m[r][1];
+    R_WM->m[r][0] = cn * a + sn * b, R_WM->m[r][1] = cn * b - sn * a, R_WM->m[r][2] = R_WF.m[r][2];
+  }
+}
+
+/* p_WoFo = p_WoAo + R_WA·p_AF, with p_AF = (p_x, 0, p_z) where L->p_AF_y_is_zero (9 flops, not 15). */
+static inline mbt_vec3 origin_WF(const mbt_local_node* L, const mbt_transform* X_WA) {
+  const mbt_real* p = L->X_AF.p.v;
+  if (!L->p_AF_y_is_zero) return mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  const mbt_mat3* R = &X_WA->R;
+  return mbt_vec3_make(X_WA->p.v[0] + R->m[0][0] * p[0] + R->m[0][2] * p[2],
+                       X_WA->p.v[1] + R->m[1][0] * p[0] + R->m[1][2] * p[2],
+                       X_WA->p.v[2] + R->m[2][0] * p[0] + R->m[2][2] * p[2]);
+}
+
+/* forward_node for a revolute node (axis ẑ of F = M): R_WM (revolute_rotation_WM), p_WoMo = p_WoFo,
+ * S = [z; p_WoMo × z] with z = R_WF·ẑ, the third column of R_WM. */
 static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
                              const mbt_real* vdot) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const mbt_transform* X_WA = &ws->X_WM[L->parent];
-  const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
-  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
   mbt_transform* X = &ws->X_WM[i];
-  for (int r = 0; r < 3; ++r) {
-    const mbt_real a = R_WF.m[r][0], b = R_WF.m[r][1];
-    X->R.m[r][0] = cs * a + sn * b, X->R.m[r][1] = cs * b - sn * a, X->R.m[r][2] = R_WF.m[r][2];
-  }
-  X->p = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  revolute_rotation_WM(L, &X_WA->R, ctx->sin_q[L->q_start], ctx->cos_q[L->q_start], &X->R);
+  X->p = origin_WF(L, X_WA);
   mbt_real* S = ws->S[L->v_start];
-  const mbt_vec3 z = mbt_vec3_make(R_WF.m[0][2], R_WF.m[1][2], R_WF.m[2][2]), pz = mbt_vec3_cross(X->p, z);
+  const mbt_vec3 z = mbt_vec3_make(X->R.m[0][2], X->R.m[1][2], X->R.m[2][2]), pz = mbt_vec3_cross(X->p, z);
   S[0] = z.v[0], S[1] = z.v[1], S[2] = z.v[2], S[3] = pz.v[0], S[4] = pz.v[1], S[5] = pz.v[2];
   one_velocity_rates(ws, i, v, vdot);
 }
@@ -288,7 +322,7 @@ static void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* 
   const mbt_mat3 R_FM = mbt__rot_from_quat(q[0], q[1], q[2], q[3]);
   mbt_transform* X = &ws->X_WM[i];
   X->R = mbt_mat3_mul(&R_WF, &R_FM);
-  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  const mbt_vec3 p_WFo = origin_WF(L, X_WA);
   X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(q[4], q[5], q[6])));
   const mbt_vec3 z = mbt_vec3_zero();
   const mbt_vec3 w = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0], v[k0 + 1], v[k0 + 2])) : z;
@@ -333,7 +367,7 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
   mbt_spatial_velocity H[6];
   local_X_FM_H(tree, ctx, L, &X_FM, H);
   const mbt_mat3 R_WF = mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
-  const mbt_vec3 p_WFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
+  const mbt_vec3 p_WFo = origin_WF(L, X_WA);
   mbt_transform* X = &ws->X_WM[i];
   X->R = mbt_mat3_mul(&R_WF, &X_FM.R);
   X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, X_FM.p));
