@@ -96,37 +96,6 @@ static inline void mbt__moments_shift_to(const mbt_inertia_moments* I, mbt_vec3 
   J->m = I->m;
 }
 
-/* cos b, sin b, cos θ, sin θ of R_AM = R_x(b)·R_z(θ), θ = φ + q, for a revolute node with
- * R_AF_is_xz (R_AF = R_x(b)·R_z(φ), tree_internal.h), from the cached sin q, cos q:
- * cos θ = cos q·cos φ − sin q·sin φ, sin θ = sin q·cos φ + cos q·sin φ. */
-static inline void mbt__xz_cos_sin(const mbt_context* ctx, const mbt_local_node* L, mbt_real cs[4]) {
-  const mbt_real sn = ctx->sin_q[L->q_start], cn = ctx->cos_q[L->q_start];
-  const mbt_mat3* F = &L->X_AF.R;
-  const mbt_real cf = F->m[0][0], sf = -F->m[0][1];
-  cs[0] = F->m[2][2], cs[1] = -F->m[1][2];
-  cs[2] = cn * cf - sn * sf, cs[3] = sn * cf + cn * sf;
-}
-
-/* R_WM = (R_WA·R_x(b))·R_z(θ) and p_RoFo = p_RoAo + R_WA·p_AF of a revolute node with
- * R_AF_is_xz, cs from mbt__xz_cos_sin: two column mixes, (x, c_b·y + s_b·z, c_b·z − s_b·y) of
- * R_WA = (x, y, z), then (c_θ·x + s_θ·y, c_θ·y − s_θ·x, z) (42 flops against 63 for
- * R_WA·(R_AF·R_z(q))); ẑ_F in W, the column H's w, is the third column of both. With
- * p_AF_y_is_zero, R_WA·p_AF = p_x·x + p_z·z (9 flops, not 15). */
-static inline void mbt__xz_pose(const mbt_local_node* L, const mbt_transform* X_WA, const mbt_real cs[4], mbt_mat3* R_WM,
-                                mbt_vec3* p_RoFo) {
-  const mbt_mat3* A = &X_WA->R;
-  const mbt_vec3 p = L->X_AF.p;
-  for (int r = 0; r < 3; ++r) {
-    const mbt_real x = A->m[r][0], y = cs[0] * A->m[r][1] + cs[1] * A->m[r][2];
-    R_WM->m[r][0] = cs[2] * x + cs[3] * y;
-    R_WM->m[r][1] = cs[2] * y - cs[3] * x;
-    R_WM->m[r][2] = cs[0] * A->m[r][2] - cs[1] * A->m[r][1];
-    const mbt_real Ap = L->p_AF_y_is_zero ? A->m[r][0] * p.v[0] + A->m[r][2] * p.v[2]
-                                          : A->m[r][0] * p.v[0] + A->m[r][1] * p.v[1] + A->m[r][2] * p.v[2];
-    p_RoFo->v[r] = X_WA->p.v[r] + Ap;
-  }
-}
-
 /* The pose X_WM of a local node's frame M and its H columns at the reference point Ro in W, from
  * its moving ancestor's X_WA. Positions are measured from Ro, the origin Mo of the node of the
  * subtree that hangs from the world (the recursions stay exact however far the bodies are from
@@ -148,24 +117,17 @@ static inline void mbt__local_pose_and_H_Ro(const mbt_tree* tree, const mbt_cont
     mbt__local_pose_and_H_Ro_general(tree, ctx, L, X_WA, X_WM, H, p_WoRo);
     return;
   }
+  const mbt_vec3 p_RoFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
   const bool root = L->parent == 0;
-  mbt_vec3 p_RoFo;
-  if (L->R_AF_is_xz) {
-    mbt_real cs_xz[4];
-    mbt__xz_cos_sin(ctx, L, cs_xz);
-    mbt__xz_pose(L, X_WA, cs_xz, &X_WM->R, &p_RoFo);
-  } else {
-    p_RoFo = mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
-    const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
-    const mbt_mat3* A = L->R_AF_is_identity ? &X_WA->R : &L->X_AF.R;
-    mbt_mat3 AR;  /* A·R_z(q): columns (c·x + s·y, c·y − s·x, z) of A = (x, y, z) */
-    for (int r = 0; r < 3; ++r) {
-      AR.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
-      AR.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
-      AR.m[r][2] = A->m[r][2];
-    }
-    X_WM->R = L->R_AF_is_identity ? AR : mbt_mat3_mul(&X_WA->R, &AR);
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  const mbt_mat3* A = L->R_AF_is_identity ? &X_WA->R : &L->X_AF.R;
+  mbt_mat3 AR;  /* A·R_z(q): columns (c·x + s·y, c·y − s·x, z) of A = (x, y, z) */
+  for (int r = 0; r < 3; ++r) {
+    AR.m[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
+    AR.m[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
+    AR.m[r][2] = A->m[r][2];
   }
+  X_WM->R = L->R_AF_is_identity ? AR : mbt_mat3_mul(&X_WA->R, &AR);
   if (root) *p_WoRo = p_RoFo;
   X_WM->p = root ? mbt_vec3_zero() : p_RoFo;
   H->w = mbt_vec3_make(X_WM->R.m[0][2], X_WM->R.m[1][2], X_WM->R.m[2][2]);

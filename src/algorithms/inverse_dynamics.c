@@ -141,13 +141,15 @@ static inline mbt_vec3 cross_p(mbt_vec3 w, mbt_vec3 p, bool py0) {
   return mbt_vec3_make(w.v[1] * p.v[2], w.v[2] * p.v[0] - w.v[0] * p.v[2], -w.v[1] * p.v[0]);
 }
 
-/* R_AM of a revolute node into s: with R_AF_is_xz (xz) cos θ, sin θ of θ = q + φ (mbt__xz_cos_sin)
- * into s->cs_xz; else R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z). */
+/* R_AM of a revolute node into s: with R_AF_is_xz (xz) cos θ, sin θ of θ = q + φ from those of q
+ * and φ into s->cs_xz; else R_AF·R_z(q): columns (c·x + s·y, c·y − s·x, z) of R_AF = (x, y, z). */
 static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_node* L, bool xz, mbt_local_scratch* s) {
   const mbt_real sn = ctx->sin_q[L->q_start], cn = ctx->cos_q[L->q_start];
   const mbt_mat3* F = &L->X_AF.R;
   if (xz) {
-    mbt__xz_cos_sin(ctx, L, s->cs_xz);
+    const mbt_real cf = F->m[0][0], sf = -F->m[0][1];
+    s->cs_xz[0] = F->m[2][2], s->cs_xz[1] = -F->m[1][2];
+    s->cs_xz[2] = cn * cf - sn * sf, s->cs_xz[3] = sn * cf + cn * sf;
   } else if (L->R_AF_is_identity) {
     s->R_AM = mbt__rot_z(sn, cn);
   } else {
