@@ -161,17 +161,16 @@ static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_nod
   }
 }
 
-/* revolute_motion is inlined at each of its three calls, with its flags constant: GCC kept it out
- * of line, one copy taking the flags as arguments, 7 % slower on UR5 (measured). */
-
 /* The motion of a revolute node, about ẑ through Mo = Fo (a point of the parent too), with the
  * classical acceleration a of Mo [Luh, Walker, Paul 1980], which needs no linear velocity:
  *   w = Rᵀ·w_A + ẑ·q̇,  α = Rᵀ·α_A + ẑ·q̈ + q̇·(w_y, −w_x, 0)  (w × ẑ),
  *   a = Rᵀ·(a_A + α_A × p + w_A × (w_A × p)),
  * R = R_AM, p = p_AF; hanging from the world: w = ẑ·q̇, α = ẑ·q̈, a = Rᵀ·a_W. xz, py0:
- * L->R_AF_is_xz, L->p_AF_y_is_zero (constants at each call, for the compiler). */
+ * L->R_AF_is_xz, L->p_AF_y_is_zero (constants at each call, for the compiler: inlined at each of
+ * the three calls; GCC kept one copy out of line taking the flags as arguments, 7 % slower on UR5,
+ * measured). */
 MBT__ALWAYS_INLINE void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
-                                   const mbt_local_scratch* sA, mbt_local_scratch* s, bool xz, bool py0) {
+                                        const mbt_local_scratch* sA, mbt_local_scratch* s, bool xz, bool py0) {
   revolute_rotation(ctx, L, xz, s);
   const mbt_vec3 p = L->X_AF.p;
   s->p_AoMo_A = p;
