@@ -230,6 +230,18 @@ static inline void mbt__velocity_kinematics_node(const mbt_tree* tree, mbt_conte
 void mbt__ensure_position_kinematics(const mbt_tree* tree, mbt_context* ctx);
 void mbt__ensure_velocity_kinematics(const mbt_tree* tree, mbt_context* ctx);
 
+/* The spatial momentum of local node i about Mo, expressed in M (velocity cache valid):
+ * [h; l] = I_Mo_M·[w; v] with w = R_WMᵀ·w_WM, v = R_WMᵀ·v_Mo, v_Mo = v_Ro + w_WM × p_RoMo (the
+ * inertia stays in M: two rotations instead of re-expressing it in W). w, v: the velocity in M. */
+static inline void mbt__node_momentum_M(const mbt_context* ctx, const mbt_inertia_moments* I_Mo_M, int i,
+                                        mbt_vec3* w, mbt_vec3* v, mbt_vec3* h, mbt_vec3* l) {
+  const mbt_transform* X = &ctx->pc.X_WM[i];
+  const mbt_spatial_velocity* V = &ctx->vc.V[i];
+  *w = mbt_mat3_tmul_vec(&X->R, V->w);
+  *v = mbt_mat3_tmul_vec(&X->R, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, X->p)));
+  mbt__moments_mul(I_Mo_M, *w, *v, h, l);
+}
+
 /* Spatial accelerations of the local nodes at Ro in W, base to tip: A_0 = 0,
  * A_i = A_λ + S·v̇ + c_i (c_i only if use_v, else v = 0), into A[num_local_nodes]; vdot NULL for
  * zero. Ensures the caches it reads (with use_v, the velocity cache's V and c, read when valid). */

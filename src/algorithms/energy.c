@@ -1,6 +1,6 @@
 /* energy.c: seed CalcKineticEnergy, K = ½·Σ_B V_WB·L_WBo with L_WBo = M_Bo_W·V_WB
- * (= ½·vᵀ·M(q)·v), by local nodes: K = ½·Σ V_M·(I_Mo_W·V_M) with V_M = [w; v_Mo] at Mo and
- * I_Mo_W = I_Mo_M re-expressed by R_WM (the bodies welded to the world do not move). */
+ * (= ½·vᵀ·M(q)·v), by local nodes: K = ½·Σ V_M·(I_Mo_M·V_M) with V_M = [w; v_Mo] at Mo expressed
+ * in M (mbt__node_momentum_M; the bodies welded to the world do not move). */
 #include "algorithms/algorithms_internal.h"
 
 int mbt_calc_kinetic_energy(const mbt_tree* tree, mbt_context* ctx, mbt_real* K) {
@@ -10,14 +10,9 @@ int mbt_calc_kinetic_energy(const mbt_tree* tree, mbt_context* ctx, mbt_real* K)
   mbt__ensure_velocity_kinematics(tree, ctx);
   mbt_real twice = 0;
   for (int i = 1; i < tree->num_local_nodes; ++i) {
-    const mbt_transform* X = &ctx->pc.X_WM[i];
-    const mbt_spatial_velocity* V = &ctx->vc.V[i];
-    mbt_inertia_moments I;
-    mbt__moments_reexpress(&ctx->I_Mo_M[i], &X->R, &I);
-    const mbt_vec3 v_Mo = mbt_vec3_add(V->v, mbt_vec3_cross(V->w, X->p));
-    mbt_vec3 h, l;
-    mbt__moments_mul(&I, V->w, v_Mo, &h, &l);
-    twice += mbt_vec3_dot(V->w, h) + mbt_vec3_dot(v_Mo, l);
+    mbt_vec3 w, v, h, l;
+    mbt__node_momentum_M(ctx, &ctx->I_Mo_M[i], i, &w, &v, &h, &l);
+    twice += mbt_vec3_dot(w, h) + mbt_vec3_dot(v, l);
   }
   *K = 0.5 * twice;
   return MBT_OK;

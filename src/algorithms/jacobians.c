@@ -196,9 +196,9 @@ int mbt_calc_center_of_mass_velocity(const mbt_tree* tree, mbt_context* ctx, mbt
   return MBT_OK;
 }
 
-/* L_WSP_W = Σ_B L_WBo_W shifted to P, by local nodes: L_Mo = I_Mo_W·V_WM at Mo (I_Mo_M
- * re-expressed by R_WM, v_Mo = v_Ro + w × p_RoMo), h_P = h_Mo + p_PMo × l; local node 0 carries
- * the bodies welded to the world, which do not move. */
+/* L_WSP_W = Σ_B L_WBo_W shifted to P, by local nodes: L_Mo = R_WM·(I_Mo_M·V_WM at Mo in M)
+ * (mbt__node_momentum_M), h_P = h_Mo + p_PMo × l; local node 0 carries the bodies welded to the
+ * world, which do not move. */
 int mbt_calc_spatial_momentum_in_world_about_point(const mbt_tree* tree, mbt_context* ctx, mbt_vec3 p_WoP_W,
                                                    mbt_spatial_momentum* L_WSP_W) {
   const char* what = "calc_spatial_momentum_in_world_about_point";
@@ -209,14 +209,12 @@ int mbt_calc_spatial_momentum_in_world_about_point(const mbt_tree* tree, mbt_con
   mbt_vec3 h = mbt_vec3_zero(), l = mbt_vec3_zero();
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_transform* X = &ctx->pc.X_WM[i];
-    const mbt_spatial_velocity* V = &ctx->vc.V[i];
-    mbt_inertia_moments I;
-    mbt__moments_reexpress(&ctx->I_Mo_M[i], &X->R, &I);
-    mbt_spatial_momentum L;
-    mbt__moments_mul(&I, V->w, mbt_vec3_add(V->v, mbt_vec3_cross(V->w, X->p)), &L.h, &L.l);
+    mbt_vec3 w_M, v_M, h_M, l_M;
+    mbt__node_momentum_M(ctx, &ctx->I_Mo_M[i], i, &w_M, &v_M, &h_M, &l_M);
+    const mbt_vec3 h_Mo = mbt_mat3_mul_vec(&X->R, h_M), l_Mo = mbt_mat3_mul_vec(&X->R, l_M);
     const mbt_vec3 p_PMo = mbt_vec3_sub(mbt_vec3_add(ctx->pc.p_WoRo[i], X->p), p_WoP_W);
-    h = mbt_vec3_add(h, mbt_vec3_add(L.h, mbt_vec3_cross(p_PMo, L.l)));
-    l = mbt_vec3_add(l, L.l);
+    h = mbt_vec3_add(h, mbt_vec3_add(h_Mo, mbt_vec3_cross(p_PMo, l_Mo)));
+    l = mbt_vec3_add(l, l_Mo);
   }
   L_WSP_W->h = h;
   L_WSP_W->l = l;
