@@ -84,3 +84,23 @@ void mbt_cholesky_solve(const mbt_real* L, int n, mbt_real* b) {
   if (!L || !b || n <= 0) return;
   mbt__cholesky_solve_ex(L, n, n, b);
 }
+
+int mbt__ltdl_factor_ex(mbt_real* M, int n, const int* lambda, const mbt_real* scale, mbt_real rtol,
+                        int* failed_row) {
+  for (int k = n - 1; k >= 0; --k) {
+    mbt_real* Mk = M + (size_t)k * (size_t)n;
+    const mbt_real d = Mk[k];
+    const bool regular = scale ? mbt_lt(rtol * mbt_abs(scale[k]), d) && mbt_isfinite(d) : mbt_lt(0, d);
+    if (!regular) {
+      if (failed_row) *failed_row = k;
+      return MBT_ERR_SINGULAR;
+    }
+    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
+      const mbt_real a = Mk[i] / d;
+      mbt_real* Mi = M + (size_t)i * (size_t)n;
+      for (int j = i; j >= 0; j = lambda[j]) Mi[j] -= a * Mk[j];
+      Mk[i] = a;
+    }
+  }
+  return MBT_OK;
+}

@@ -252,24 +252,15 @@ static void ancestor_mass_rows(const mbt_context* ctx, const mbt_derivatives_wor
   }
 }
 
-/* M = Lᵀ·D·L in place, tip to base: for i an ancestor of k, L_ki = M_ki/d_k and M_ij −= L_ki·M_kj
- * for j = i and its ancestors; ws->Dinv = 1/d. */
+/* M = Lᵀ·D·L in place (mbt__ltdl_factor_ex along ws->up, pivots against M's diagonal, from Mc);
+ * ws->Dinv = 1/d. */
 static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                        const mbt_real* Mc) {
   const int nv = ws->nv;
-  for (int k = nv - 1; k >= 0; --k) {
-    mbt_real* Lk = L + (size_t)k * nv;
-    const mbt_real d = Lk[k];
-    const mbt_real Mkk = Mc[(size_t)k * nv + k];
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
-    ws->Dinv[k] = 1 / d;
-    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) {
-      const mbt_real a = Lk[i] / d;
-      mbt_real* Li = L + (size_t)i * nv;
-      for (int j = i; j >= 0; j = ws->up[j]) Li[j] -= a * Lk[j];
-      Lk[i] = a;
-    }
-  }
+  for (int k = 0; k < nv; ++k) ws->Dinv[k] = Mc[(size_t)k * nv + k];
+  int k;
+  if (mbt__ltdl_factor_ex(L, nv, ws->up, ws->Dinv, MBT__CHOLESKY_RTOL, &k)) return singular_error(tree, ctx, k);
+  for (k = 0; k < nv; ++k) ws->Dinv[k] = 1 / L[(size_t)k * nv + k];
   return MBT_OK;
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algorithms/cholesky_internal.h"
 #include "contact/contact_internal.h"
 #include "sim/sim_internal.h"
 #include "tree/tree_internal.h"
@@ -467,7 +468,7 @@ static int apply_contact(mbt_simulator* sim, mbt_real* v, mbt_real h) {
   int nl = 0;
   st = mbt_calc_mass_matrix(sim->tree, sim->work, c->M);
   if (!st && c->method == MBT_CONTACT_SOLVER_SAP) memcpy(c->M_full, c->M, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
-  if (!st) st = mbt__ltdl_factor(c->M, nv, c->lambda);
+  if (!st) st = mbt__ltdl_factor_ex(c->M, nv, c->lambda, NULL, 0, NULL);
   if (!st) st = assemble(sim, c, nc, v, h, &nl);
   if (st) return mbt__sim_error(sim, st, "contact step: %s", mbt_context_last_error(sim->work));
   const mbt__contact_solver_stats ss = c->method == MBT_CONTACT_SOLVER_PGS

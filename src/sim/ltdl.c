@@ -1,6 +1,7 @@
-/* ltdl.c: the mass matrix factored with the tree's sparsity, M = Lᵀ·D·L, L unit lower
- * triangular with L_ki ≠ 0 only where dof i is an ancestor of dof k [Featherstone, Rigid Body
- * Dynamics Algorithms, 2008, §6.5, "LTDL factorization"]. With d the depth of the tree in dofs,
+/* ltdl.c: the dofs' parents and the solves with the mass matrix factored with the tree's
+ * sparsity (mbt__ltdl_factor_ex, cholesky.c), M = Lᵀ·D·L, L unit lower triangular with L_ki ≠ 0
+ * only where dof i is an ancestor of dof k [Featherstone, Rigid Body Dynamics Algorithms, 2008,
+ * §6.5, "LTDL factorization"]. With d the depth of the tree in dofs,
  * factoring costs O(nv·d²) and applying L⁻ᵀ to a vector with nonzeros on one branch O(d²): the
  * contact step's W = J·M⁻¹·Jᵀ = (J·L⁻¹)·D⁻¹·(J·L⁻¹)ᵀ is then built from short sparse rows
  * (as MuJoCo builds its constraint matrices [Todorov, Erez, Tassa, "MuJoCo", IROS 2012]). */
@@ -18,20 +19,6 @@ bool mbt__dof_parents(const mbt_tree* tree, int* lambda) {
     if (up >= n->v_start) return false; /* dofs not numbered parents first */
   }
   return true;
-}
-
-int mbt__ltdl_factor(mbt_real* M, int n, const int* lambda) {
-  for (int k = n - 1; k >= 0; --k) {
-    mbt_real* Mk = M + (size_t)k * (size_t)n;
-    if (!(Mk[k] > 0)) return MBT_ERR_SINGULAR;
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-      const mbt_real a = Mk[i] / Mk[k];
-      mbt_real* Mi = M + (size_t)i * (size_t)n;
-      for (int j = i; j >= 0; j = lambda[j]) Mi[j] -= a * Mk[j];
-      Mk[i] = a;
-    }
-  }
-  return MBT_OK;
 }
 
 void mbt__ltdl_solve_lt(const mbt_real* L, int n, const int* lambda, mbt_real* x) {

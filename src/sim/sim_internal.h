@@ -61,11 +61,11 @@ int mbt__sim_accept(mbt_simulator* sim, mbt_real t);
  * (integrators.c). Each accepted step goes through mbt__sim_accept. */
 int mbt__integrate_to(mbt_simulator* sim, mbt_real t_final);
 
-/* M = Lᵀ·D·L with the tree's sparsity (ltdl.c). lambda[k]: the parent dof of dof k (−1 at a
- * root); false if the dofs are not numbered parents first. The factor overwrites M's lower
- * triangle (D on the diagonal, L below); solve_lt applies L⁻ᵀ, solve M⁻¹, in place. */
+/* M = Lᵀ·D·L with the tree's sparsity (ltdl.c; the factor: mbt__ltdl_factor_ex, cholesky.c).
+ * lambda[k]: the parent dof of dof k (−1 at a root); false if the dofs are not numbered parents
+ * first. The factor overwrites M's lower triangle (D on the diagonal, L below); solve_lt
+ * applies L⁻ᵀ, solve M⁻¹, in place. */
 bool mbt__dof_parents(const mbt_tree* tree, int* lambda);
-int mbt__ltdl_factor(mbt_real* M, int n, const int* lambda);
 void mbt__ltdl_solve_lt(const mbt_real* L, int n, const int* lambda, mbt_real* x);
 void mbt__ltdl_solve(const mbt_real* L, int n, const int* lambda, mbt_real* x);
 
