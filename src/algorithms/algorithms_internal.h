@@ -297,6 +297,19 @@ static inline void mbt__subtract_force_at_Ro(mbt_vec3 p_RoBo, const mbt_spatial_
   F->tau = mbt_vec3_sub(F->tau, mbt_vec3_add(F_Bo->tau, mbt_vec3_cross(p_RoBo, F_Bo->f)));
   F->f = mbt_vec3_sub(F->f, F_Bo->f);
 }
+/* F[host] −= F1[node] + F2[node], each shifted from Bo to Ro (mbt__subtract_force_at_Ro), for every
+ * body not welded to the world (host 0 has no force); F1 or F2 may be NULL. The applied forces of
+ * the world-frame RNEA and of forward dynamics. Needs the position cache. */
+static inline void mbt__subtract_body_forces(const mbt_tree* tree, const mbt_context* ctx, const mbt_spatial_force* F1,
+                                             const mbt_spatial_force* F2, mbt_spatial_force* F) {
+  for (int node = 1; node < tree->num_nodes; ++node) {
+    const int host = tree->nodes[node].host;
+    if (host == 0) continue;
+    const mbt_vec3 p_RoBo = mbt__p_RoBo_W(tree, ctx, node);
+    if (F1) mbt__subtract_force_at_Ro(p_RoBo, &F1[node], &F[host]);
+    if (F2) mbt__subtract_force_at_Ro(p_RoBo, &F2[node], &F[host]);
+  }
+}
 
 /* ---- the algorithms' cores ---------------------------------------------------------------------- */
 /* Recursive Newton-Euler on the local nodes about Ro in W [Featherstone 2008, §5.3 in absolute

@@ -1,6 +1,7 @@
 /* forward_dynamics.c: forward dynamics v̇ = M⁻¹·(tau_app + Σ J_WBᵀ·Fapp_Bo_W + tau_forces − C·v)
  * by the articulated-body algorithm [Featherstone 2008, §7.3, Table 7.1], and through the mass
- * matrix and its sparse (tree) factorization M = Lᵀ·L [Featherstone 2008, §6.5].
+ * matrix and its sparse (tree) factorization M = Lᵀ·D·L [Featherstone 2008, §6.5]
+ * (mbt__ltdl_factor_ex, cholesky.c).
  *
  * ABA on the local nodes (tree_internal.h: welded bodies merged into their moving ancestor),
  * every spatial quantity expressed in W about one point, so that inertias and forces pass from a
@@ -33,6 +34,7 @@
  * A_0 = [0; −g] instead, which yields the same v̇ [Featherstone 2008, §5.3 / §7.3]. */
 #include "algorithms/algorithms_internal.h"
 #include "algorithms/cholesky_internal.h"
+#include "sim/sim_internal.h" /* mbt__ltdl_solve */
 
 /* The floating base's projection (once per call) is kept out of line where the compiler allows:
  * inlined into the projection of every node, it made the fixed-base forward dynamics 1–4 %
@@ -185,20 +187,6 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
   for (int k = 0; k < tree->nv; ++k)
     if (ctx->damping[k] != 0) return false;
   return true;
-}
-
-/* Z_host −= F_Bo_W shifted from Bo to Ro (mbt__subtract_force_at_Ro) for every body's applied and
- * force-element forces (either may be NULL). */
-static void subtract_body_forces(const mbt_tree* tree, mbt_context* ctx, const mbt_spatial_force* F1,
-                                 const mbt_spatial_force* F2) {
-  mbt_aba_cache* aba = &ctx->aba;
-  for (int n = 1; n < tree->num_nodes; ++n) {
-    const int host = tree->nodes[n].host;
-    if (!(aba->flags[host] & MBT__ABA_ARTICULATED)) continue;
-    const mbt_vec3 p_RoBo = mbt__p_RoBo_W(tree, ctx, n);
-    if (F1) mbt__subtract_force_at_Ro(p_RoBo, &F1[n], &aba->Z[host]);
-    if (F2) mbt__subtract_force_at_Ro(p_RoBo, &F2[n], &aba->Z[host]);
-  }
 }
 
 /* ---- pass 1 --------------------------------------------------------------------------------------- */
@@ -468,7 +456,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
   }
   ctx->position_valid = ctx->velocity_valid = ctx->velocity_products_valid = true;
   if (factor) ctx->inertia_valid = true;
-  if (forces || Fapp_Bo_W) subtract_body_forces(tree, ctx, forces ? forces->F_BBo_W : NULL, Fapp_Bo_W);
+  if (forces || Fapp_Bo_W) mbt__subtract_body_forces(tree, ctx, forces ? forces->F_BBo_W : NULL, Fapp_Bo_W, aba->Z);
   for (int i = nl - 1; i > 0; --i) {
     if (!(aba->flags[i] & MBT__ABA_ARTICULATED)) continue;
     const int st = aba_node_articulate(tree, ctx, i, factor, tau_applied, forces ? forces->tau : NULL);
@@ -489,56 +477,9 @@ int mbt_calc_forward_dynamics(const mbt_tree* tree, mbt_context* ctx, const mbt_
 }
 
 /* ---- through the mass matrix ------------------------------------------------------------- */
-/* M = Lᵀ·L in place (lower triangle) for a tree [Featherstone 2008, §6.5, Table 6.3]: with
- * λ(k) the parent dof of dof k (λ(k) < k), M_ij ≠ 0 only when i is an ancestor of j or j of
- * i, and so is L: no fill-in, O(nv·d²) for depth d. For k = nv−1 down to 0:
- *   L_kk = sqrt(M_kk),  L_ki = M_ki/L_kk for i ∈ ancestors(k),
- *   M_ij −= L_ki·L_kj for i ∈ ancestors(k), j ∈ ancestors(i) ∪ {i}.
- * Locked dofs are left out: λ skips them. The pivot of dof k is singular when
- * <= MBT__CHOLESKY_RTOL·M_kk (the diagonal before factoring, in M_diag). Returns the failing
- * dof, or −1. */
-static int tree_ltl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
-  const int nv = tree->nv;
-  const int* lambda = ctx->aba.dof_parent;
-  for (int k = nv - 1; k >= 0; --k) {
-    if (ctx->any_locked && ctx->v_locked[k]) continue;
-    mbt_real* Lk = M + (size_t)k * (size_t)nv;
-    const mbt_real d = Lk[k];
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(ctx->aba.M_diag[k]), d) && mbt_isfinite(d))) return k;
-    Lk[k] = mbt_sqrt(d);
-    const mbt_real inv = 1 / Lk[k];
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) Lk[i] *= inv;
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-      mbt_real* Mi = M + (size_t)i * (size_t)nv;
-      const mbt_real l = Lk[i];
-      for (int j = i; j >= 0; j = lambda[j]) Mi[j] -= l * Lk[j];
-    }
-  }
-  return -1;
-}
-
-/* Lᵀ·L·x = b in place [Featherstone 2008, Table 6.4]: Lᵀ·y = b for k = nv−1 down to 0, then
- * L·x = y for k = 0 up. */
-static void tree_ltl_solve(const mbt_tree* tree, const mbt_context* ctx, const mbt_real* L, mbt_real* x) {
-  const int nv = tree->nv;
-  const int* lambda = ctx->aba.dof_parent;
-  for (int k = nv - 1; k >= 0; --k) {
-    if (ctx->any_locked && ctx->v_locked[k]) continue;
-    const mbt_real* Lk = L + (size_t)k * (size_t)nv;
-    x[k] /= Lk[k];
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) x[i] -= Lk[i] * x[k];
-  }
-  for (int k = 0; k < nv; ++k) {
-    if (ctx->any_locked && ctx->v_locked[k]) continue;
-    const mbt_real* Lk = L + (size_t)k * (size_t)nv;
-    mbt_real s = x[k];
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) s -= Lk[i] * x[i];
-    x[k] = s / Lk[k];
-  }
-}
-
 /* λ(k) over the unlocked dofs: the previous dof of the same mobilizer, else the last
- * unlocked dof of the nearest ancestor that has one. */
+ * unlocked dof of the nearest ancestor that has one; −1 for a locked dof, which is then
+ * factored alone (nothing below it reads it). */
 static void calc_dof_parents(const mbt_tree* tree, mbt_context* ctx) {
   int* last = ctx->aba.node_last_dof;
   int* lambda = ctx->aba.dof_parent;
@@ -546,18 +487,19 @@ static void calc_dof_parents(const mbt_tree* tree, mbt_context* ctx) {
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     int above = last[L->parent];
-    if (L->nv > 0 && !(ctx->any_locked && ctx->v_locked[L->v_start]))
-      for (int k = 0; k < L->nv; ++k) {
-        lambda[L->v_start + k] = above;
-        above = L->v_start + k;
-      }
+    const bool locked = L->nv > 0 && ctx->any_locked && ctx->v_locked[L->v_start];
+    for (int k = 0; k < L->nv; ++k) {
+      lambda[L->v_start + k] = locked ? -1 : above;
+      if (!locked) above = L->v_start + k;
+    }
     last[i] = above;
   }
 }
 
 /* M·v̇ = rhs with rhs = −ID(v̇ = 0, Fapp + F_forces, tau_app + tau_forces) = tau_app + tau_forces
  * + Σ J_WBᵀ·(Fapp + F_forces) − C·v; M by the composite-rigid-body algorithm in scratch_nvnv,
- * factored in place. Locked dofs: v̇_locked = 0, their rows and columns are left out. */
+ * factored in place as Lᵀ·D·L along λ (calc_dof_parents), a pivot d_k singular when
+ * <= MBT__CHOLESKY_RTOL·M_kk. Locked dofs: v̇_locked = 0, their rows and columns are left out. */
 int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context* ctx,
                                               const mbt_real* tau_applied,
                                               const mbt_spatial_force* Fapp_Bo_W_array, mbt_real* vdot) {
@@ -588,9 +530,13 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
   st = mbt_calc_mass_matrix(tree, ctx, M);
   if (st) return st;
   calc_dof_parents(tree, ctx);
-  for (int k = 0; k < nv; ++k) ctx->aba.M_diag[k] = M[(size_t)k * (size_t)nv + (size_t)k];
-  const int dof = tree_ltl_factor(tree, ctx, M);
-  if (dof >= 0) {
+  for (int k = 0; k < nv; ++k) {
+    mbt_real* Mkk = &M[(size_t)k * (size_t)nv + (size_t)k];
+    if (ctx->any_locked && ctx->v_locked[k]) *Mkk = 1; /* (a pivot of its own, v̇_k = 0 below) */
+    ctx->aba.M_diag[k] = *Mkk;
+  }
+  int dof = -1;
+  if (mbt__ltdl_factor_ex(M, nv, ctx->aba.dof_parent, ctx->aba.M_diag, MBT__CHOLESKY_RTOL, &dof)) {
     const mbt_node* n = &tree->nodes[tree->v_node[dof]];
     return mbt__context_error(ctx, MBT_ERR_SINGULAR,
                               "body '%s': mass matrix is singular at velocity %d (mobilizer '%s'): "
@@ -598,7 +544,7 @@ int mbt_calc_forward_dynamics_via_mass_matrix(const mbt_tree* tree, mbt_context*
                               "end of a joint?)",
                               tree->bodies[n->body].name, dof, tree->mobilizers[n->mobilizer].name);
   }
-  tree_ltl_solve(tree, ctx, M, rhs);
+  mbt__ltdl_solve(M, nv, ctx->aba.dof_parent, rhs);
   for (int k = 0; k < nv; ++k) vdot[k] = (ctx->any_locked && ctx->v_locked[k]) ? 0 : rhs[k];
   return MBT_OK;
 }

@@ -26,12 +26,7 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
     else
       mbt__moments_mul(&I[i], A[i].alpha, A[i].a, &F[i].tau, &F[i].f);
   }
-  if (Fapp_Bo_W)
-    for (int node = 1; node < tree->num_nodes; ++node) {
-      const int host = tree->nodes[node].host;
-      if (host == 0) continue;
-      mbt__subtract_force_at_Ro(mbt__p_RoBo_W(tree, ctx, node), &Fapp_Bo_W[node], &F[host]);
-    }
+  if (Fapp_Bo_W) mbt__subtract_body_forces(tree, ctx, Fapp_Bo_W, NULL, F);
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
