@@ -129,6 +129,12 @@ static mbt_real moments_quadratic_form(const mbt_inertia_moments* Ic, const mbt_
   return wKw + 2 * mbt_vec3_dot(v, mbt_vec3_cross(w, Ic->h)) + Ic->m * mbt_vec3_dot(v, v);
 }
 
+/* a·b of two 6-vectors summed as (angular) + (linear): three additions deep instead of five, for
+ * the dot products on the chain of dependent operations from node to node (d, e, v̇). */
+static inline mbt_real dot6_split(const mbt_real* a, const mbt_real* b) {
+  return (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) + (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
+}
+
 static inline bool pivot_is_regular(mbt_real d, mbt_real scale) {
   return mbt_lt(MBT__CHOLESKY_RTOL * scale, d) && mbt_isfinite(d);
 }
@@ -282,7 +288,7 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
   mbt_spatial_force* U = &aba->U[L->v_start];
   if (nv == 1) {
     abi_mul(P, S->coeffs, U->coeffs);
-    const mbt_real d = mbt__spatial_dot(S->coeffs, U->coeffs);
+    const mbt_real d = dot6_split(S->coeffs, U->coeffs);
     if (!pivot_is_regular(d, pivot_bound(aba, i, S))) {
       const mbt_real scale = pivot_scale_exact(tree, aba, i, S);
       if (!pivot_is_regular(d, scale)) return singular_error(tree, ctx, L, d, scale);
@@ -374,7 +380,7 @@ static int aba_node_articulate(const mbt_tree* tree, mbt_context* ctx, int i, bo
   mbt_real* e = aba->e + L->v_start;
   if (free && L->nv == 1) {  /* (one column, written out: 3–7 % faster than the loops, measured) */
     const int dof = L->v_start;
-    e[0] = (tau1 ? tau1[dof] : 0) + (tau2 ? tau2[dof] : 0) - mbt__spatial_dot(ctx->pc.H[dof].coeffs, Z->coeffs);
+    e[0] = (tau1 ? tau1[dof] : 0) + (tau2 ? tau2[dof] : 0) - dot6_split(ctx->pc.H[dof].coeffs, Z->coeffs);
     if (!to_parent) return MBT_OK;
     const mbt_real x = e[0] * aba->D_inv[dof];
     const mbt_real* u = aba->U[dof].coeffs;
@@ -416,19 +422,21 @@ static void aba_accelerations(const mbt_tree* tree, mbt_context* ctx, mbt_real* 
   for (int i = 1; i < tree->num_local_nodes; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     mbt_spatial_acceleration* A = &aba->A[i];
-    *A = aba->A[L->parent];
+    const mbt_real* Ap = aba->A[L->parent].coeffs;
     mbt_real* vd = vdot + L->v_start;
-    if (!(aba->flags[i] & MBT__ABA_FREE)) {
-      for (int k = 0; k < L->nv; ++k) vd[k] = 0;
-      continue;
-    }
     const mbt_spatial_velocity* S = &ctx->pc.H[L->v_start];
     const mbt_spatial_force* U = &aba->U[L->v_start];
     const mbt_real* e = aba->e + L->v_start;
-    if (L->nv == 1) {  /* (one column: v̇ = (e − uᵀ·Ã_λ)/d) */
-      const mbt_real x1 = (e[0] - mbt__spatial_dot(U->coeffs, A->coeffs)) * aba->D_inv[L->v_start];
+    const bool free = aba->flags[i] & MBT__ABA_FREE;
+    if (free && L->nv == 1) {  /* (one column: v̇ = (e − uᵀ·Ã_λ)/d, Ã_λ read once) */
+      const mbt_real x1 = (e[0] - dot6_split(U->coeffs, Ap)) * aba->D_inv[L->v_start];
       vd[0] = x1;
-      for (int r = 0; r < 6; ++r) A->coeffs[r] += S->coeffs[r] * x1;
+      for (int r = 0; r < 6; ++r) A->coeffs[r] = Ap[r] + S->coeffs[r] * x1;
+      continue;
+    }
+    *A = aba->A[L->parent];
+    if (!free) {
+      for (int k = 0; k < L->nv; ++k) vd[k] = 0;
       continue;
     }
     mbt_real x[6];
