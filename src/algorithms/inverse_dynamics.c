@@ -119,6 +119,10 @@ static inline void local_motion_from_world(const mbt_local_scratch* sA, mbt_loca
   s->A.a = mbt_vec3_add(mbt_mat3_tmul_vec(&s->R_AM, sA->A.a), aJ->a);
 }
 
+/* w, α and the classical acceleration a of a node's Mo in M, carried in registers from a node to
+ * the next (its child on a chain) and stored in the scratch for the other children. */
+typedef struct { mbt_vec3 w, al, a; } mbt_local_motion;
+
 /* R_AM = R_x(b)·R_z(θ) of a node with R_AF_is_xz (θ = q + φ): R_AMᵀ·x = R_z(θ)ᵀ·(R_x(b)ᵀ·x) and
  * R_AM·x = R_x(b)·(R_z(θ)·x), two plane rotations (12 flops against 15 for a 3×3 product).
  * cs = {cos b, sin b, cos θ, sin θ}. */
@@ -170,41 +174,42 @@ static inline void revolute_rotation(const mbt_context* ctx, const mbt_local_nod
  * the three calls; GCC kept one copy out of line taking the flags as arguments, 7 % slower on UR5,
  * measured). */
 MBT__ALWAYS_INLINE void revolute_motion(const mbt_context* ctx, const mbt_local_node* L, mbt_real qd, mbt_real qdd,
-                                        const mbt_local_scratch* sA, mbt_local_scratch* s, bool xz, bool py0) {
+                                        mbt_local_motion* m, mbt_local_scratch* s, bool xz, bool py0) {
   revolute_rotation(ctx, L, xz, s);
   const mbt_vec3 p = L->X_AF.p;
   s->p_AoMo_A = p;
   if (L->parent == 0) {
-    s->V.w = mbt_vec3_make(0, 0, qd);
-    s->A.alpha = mbt_vec3_make(0, 0, qdd), s->A.a = tmul_AM(s, xz, sA->A.a);
+    m->w = mbt_vec3_make(0, 0, qd);
+    m->al = mbt_vec3_make(0, 0, qdd), m->a = tmul_AM(s, xz, m->a);
     return;
   }
-  const mbt_vec3 wA = sA->V.w, alA = sA->A.alpha;
+  const mbt_vec3 wA = m->w, alA = m->al;
   const mbt_vec3 u = cross_p(wA, p, py0);
   mbt_vec3 w = tmul_AM(s, xz, wA);
   w.v[2] += qd;
   const mbt_vec3 al = mbt_vec3_add(tmul_AM(s, xz, alA), mbt_vec3_make(qd * w.v[1], -qd * w.v[0], qdd));
-  const mbt_vec3 aA = mbt_vec3_add(mbt_vec3_add(sA->A.a, cross_p(alA, p, py0)), mbt_vec3_cross(wA, u));
-  s->V.w = w, s->A.alpha = al, s->A.a = tmul_AM(s, xz, aA);
+  const mbt_vec3 aA = mbt_vec3_add(mbt_vec3_add(m->a, cross_p(alA, p, py0)), mbt_vec3_cross(wA, u));
+  m->w = w, m->al = al, m->a = tmul_AM(s, xz, aA);
 }
 
 /* f_M = I·a_M + v_M ×* (I·v_M) for one local node, from the classical acceleration b of Mo
  * (b = a_M + w × v, mbt__moments_net_force): t = K·α + w × (K·w) + h × b,
  * f = m·b − h × α − w × (h × w). */
-static inline void local_force(const mbt_inertia_moments* I, mbt_local_scratch* s) {
-  const mbt_vec3 w = s->V.w, al = s->A.alpha, b = s->A.a;
+static inline void local_force(const mbt_inertia_moments* I, const mbt_local_motion* m, mbt_local_scratch* s) {
+  const mbt_vec3 w = m->w, al = m->al, b = m->a;
   s->F.tau = mbt_vec3_add(mbt_vec3_add(mbt__moments_K_mul(I, al), mbt_vec3_cross(w, mbt__moments_K_mul(I, w))),
                           mbt_vec3_cross(I->h, b));
   s->F.f = mbt_vec3_sub(mbt_vec3_sub(mbt_vec3_scale(b, I->m), mbt_vec3_cross(I->h, al)),
                         mbt_vec3_cross(w, mbt_vec3_cross(I->h, w)));
 }
 
-/* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from R_AM·f_M (t_A, f_A): F_Mo_F = R_AFᵀ·R_AM·f_M. */
-static inline void local_project(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q,
-                                 const mbt_local_scratch* s, mbt_vec3 t_A, mbt_vec3 f_A, mbt_real* tau) {
+/* tau = H_FMᵀ·F_Mo_F for the local node's mobilizer, from f_M = [t; f] and R_AM·f_M (t_A, f_A):
+ * F_Mo_F = R_AFᵀ·R_AM·f_M. */
+static inline void local_project(const mbt_tree* tree, const mbt_local_node* L, const mbt_real* q, mbt_vec3 t,
+                                 mbt_vec3 f, mbt_vec3 t_A, mbt_vec3 f_A, mbt_real* tau) {
   switch (L->type) {
-    case MBT_MOBILIZER_REVOLUTE: tau[0] = s->F.tau.v[2]; break;  /* ẑ_M = ẑ_F */
-    case MBT_MOBILIZER_PRISMATIC: tau[0] = s->F.f.v[2]; break;   /* R_FM = I */
+    case MBT_MOBILIZER_REVOLUTE: tau[0] = t.v[2]; break;  /* ẑ_M = ẑ_F */
+    case MBT_MOBILIZER_PRISMATIC: tau[0] = f.v[2]; break;   /* R_FM = I */
     default: {
       mbt_spatial_force F_Mo_F = {.tau = t_A, .f = f_A};
       if (!L->R_AF_is_identity) {
@@ -226,17 +231,19 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
   mbt__calc_joint_sincos(tree, ctx);
   S[0].V.w = S[0].V.v = S[0].A.alpha = mbt_vec3_zero();
   S[0].A.a = mbt_vec3_neg(g_W);
+  mbt_local_motion m = {S[0].V.w, S[0].A.alpha, S[0].A.a};  /* the previous node's */
   for (int i = 1; i < nl; ++i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_real* vi = v ? v + L->v_start : NULL;
     const mbt_real* vdi = vdot ? vdot + L->v_start : NULL;
     const mbt_real qd = vi ? vi[0] : 0, qdd = vdi ? vdi[0] : 0;
+    if (L->parent != i - 1) m = (mbt_local_motion){S[L->parent].V.w, S[L->parent].A.alpha, S[L->parent].A.a};
     if (L->p_AF_y_is_zero) {
-      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], true, true);
+      revolute_motion(ctx, L, qd, qdd, &m, &S[i], true, true);
     } else if (L->R_AF_is_xz) {
-      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], true, false);
+      revolute_motion(ctx, L, qd, qdd, &m, &S[i], true, false);
     } else if (L->type == MBT_MOBILIZER_REVOLUTE) {
-      revolute_motion(ctx, L, qd, qdd, &S[L->parent], &S[i], false, false);
+      revolute_motion(ctx, L, qd, qdd, &m, &S[i], false, false);
     } else {
       mbt_spatial_velocity vJ;
       mbt_spatial_acceleration aJ;
@@ -247,25 +254,35 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
         local_motion(&S[L->parent], &S[i], &vJ, &aJ);
         S[i].A.a = mbt_vec3_add(S[i].A.a, mbt_vec3_cross(S[i].V.w, S[i].V.v));  /* classical */
       }
+      m = (mbt_local_motion){S[i].V.w, S[i].A.alpha, S[i].A.a};
     }
-    local_force(&ctx->I_Mo_M[i], &S[i]);
+    S[i].V.w = m.w, S[i].A.alpha = m.al, S[i].A.a = m.a;
+    local_force(&ctx->I_Mo_M[i], &m, &S[i]);
   }
+  mbt_vec3 ct = mbt_vec3_zero(), cf = ct;  /* the force of node i + 1 on i when i is its parent */
   for (int i = nl - 1; i > 0; --i) {
     const mbt_local_node* L = &nodes[i];
     const mbt_local_scratch* s = &S[i];
+    const mbt_vec3 Ft = mbt_vec3_add(s->F.tau, ct), Ff = mbt_vec3_add(s->F.f, cf);
+    ct = cf = mbt_vec3_zero();
     mbt_vec3 f_A = mbt_vec3_zero(), t_A = f_A;  /* R_AM·f_M: not needed by a revolute or prismatic
                                                    node hanging from the world */
     if (L->parent > 0 || (L->type != MBT_MOBILIZER_REVOLUTE && L->type != MBT_MOBILIZER_PRISMATIC)) {
-      f_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.f) : mbt_mat3_mul_vec(&s->R_AM, s->F.f);
-      t_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, s->F.tau) : mbt_mat3_mul_vec(&s->R_AM, s->F.tau);
+      f_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, Ff) : mbt_mat3_mul_vec(&s->R_AM, Ff);
+      t_A = L->R_AF_is_xz ? xz_mul(s->cs_xz, Ft) : mbt_mat3_mul_vec(&s->R_AM, Ft);
     }
     mbt_real t[6];
-    local_project(tree, L, q + L->q_start, s, t_A, f_A, t);
+    local_project(tree, L, q + L->q_start, Ft, Ff, t_A, f_A, t);
     for (int k = 0; k < L->nv; ++k) tau[L->v_start + k] = tau_app ? t[k] - tau_app[L->v_start + k] : t[k];
     if (L->parent > 0) {
-      mbt_spatial_force* FA = &S[L->parent].F;
-      FA->tau = mbt_vec3_sub(FA->tau, mbt_vec3_sub(cross_p(f_A, s->p_AoMo_A, L->p_AF_y_is_zero), t_A));
-      FA->f = mbt_vec3_add(FA->f, f_A);
+      const mbt_vec3 tA = mbt_vec3_sub(t_A, cross_p(f_A, s->p_AoMo_A, L->p_AF_y_is_zero));
+      if (L->parent == i - 1) {
+        ct = tA, cf = f_A;
+      } else {
+        mbt_spatial_force* FA = &S[L->parent].F;
+        FA->tau = mbt_vec3_add(FA->tau, tA);
+        FA->f = mbt_vec3_add(FA->f, f_A);
+      }
     }
   }
 }
