@@ -289,8 +289,10 @@ MBT__ALWAYS_INLINE void rnea_passes(const mbt_tree* tree, mbt_context* ctx, cons
 
 /* The two passes compiled for baseline x86-64 and, where the processor has them (checked per call),
  * for AVX2/FMA (algorithms_internal.h, MBT__AVX2_ATTRIBUTES): fused multiply-adds in the plane
- * rotations, cross products and K·x, and three-operand instructions (no register copies). The joint
- * angles' sin and cos, a cache shared with the kinematics, stay baseline. */
+ * rotations, cross products and K·x, and three-operand instructions (no register copies); and for
+ * AVX-512 where it has that too, for its 32 vector registers (16 otherwise: the forward pass's
+ * motion, inertia and products spilled to the stack). The joint angles' sin and cos, a cache shared
+ * with the kinematics, stay baseline. */
 static void rnea_passes_base(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
                              mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau) {
   rnea_passes(tree, ctx, v, vdot, g_W, tau_app, tau);
@@ -298,26 +300,37 @@ static void rnea_passes_base(const mbt_tree* tree, mbt_context* ctx, const mbt_r
 #ifdef MBT__AVX2
 #if defined(__clang__)
 #define RNEA_AVX2_ATTRIBUTES MBT__AVX2_ATTRIBUTES
+#define RNEA_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx2,fma")))
 #else  /* GCC's SLP vectorizer off: its packing of the scalar products into 2- and 4-lane vectors
           cost more instructions than it saved (chain:30 11641 → 11091 per call without it) */
-#define RNEA_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), optimize("fp-contract=fast", "no-tree-slp-vectorize")))
+#define RNEA_OPTIMIZE optimize("fp-contract=fast", "no-tree-slp-vectorize")
+#define RNEA_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), RNEA_OPTIMIZE))
+#define RNEA_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx2,fma"), RNEA_OPTIMIZE))
 #endif
 RNEA_AVX2_ATTRIBUTES static void rnea_passes_avx2(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v,
                                                   const mbt_real* vdot, mbt_vec3 g_W, const mbt_real* tau_app,
                                                   mbt_real* tau) {
   rnea_passes(tree, ctx, v, vdot, g_W, tau_app, tau);
 }
+RNEA_AVX512_ATTRIBUTES static void rnea_passes_avx512(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v,
+                                                      const mbt_real* vdot, mbt_vec3 g_W, const mbt_real* tau_app,
+                                                      mbt_real* tau) {
+  rnea_passes(tree, ctx, v, vdot, g_W, tau_app, tau);
+}
 #else
 #define rnea_passes_avx2 rnea_passes_base
+#define rnea_passes_avx512 rnea_passes_base
 #endif
 
 void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v, const mbt_real* vdot,
                                  mbt_vec3 g_W, const mbt_real* tau_app, mbt_real* tau) {
   mbt__calc_joint_sincos(tree, ctx);
-  if (mbt__cpu_has_avx2_fma())
-    rnea_passes_avx2(tree, ctx, v, vdot, g_W, tau_app, tau);
-  else
+  if (!mbt__cpu_has_avx2_fma())
     rnea_passes_base(tree, ctx, v, vdot, g_W, tau_app, tau);
+  else if (mbt__cpu_has_avx512f())
+    rnea_passes_avx512(tree, ctx, v, vdot, g_W, tau_app, tau);
+  else
+    rnea_passes_avx2(tree, ctx, v, vdot, g_W, tau_app, tau);
 }
 
 int mbt_calc_inverse_dynamics_with_gravity(const mbt_tree* tree, mbt_context* ctx, const mbt_real* known_vdot,
