@@ -37,6 +37,8 @@ void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
 
 /* True where the processor runs AVX2 and FMA and the build has the kernels for them (cpu.c). */
 bool mbt__cpu_has_avx2_fma(void);
+/* True where it also runs AVX-512F (cpu.c; mbt__inverse_dynamics_local's 32-register copy). */
+bool mbt__cpu_has_avx512f(void);
 /* For the functions a twice-compiled kernel calls: inlined into each version, compiled for its
  * target (a call out of line would run the baseline code). */
 #if defined(__GNUC__)

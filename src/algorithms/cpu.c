@@ -9,3 +9,14 @@ bool mbt__cpu_has_avx2_fma(void) {
   return false;
 #endif
 }
+
+/* True where the processor also runs AVX-512F (and the build has AVX2 kernels): the local inverse
+ * dynamics' third copy (inverse_dynamics.c). */
+bool mbt__cpu_has_avx512f(void) {
+#ifdef MBT__AVX2
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
