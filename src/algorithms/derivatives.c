@@ -556,6 +556,21 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
+  if (nk == 1) {  /* the in-node entries S·Φ, S·Ω and S·(Ic·S) of one velocity */
+    backward_velocity(ws, i, k0, tau, dq != NULL, si_known);
+    const mbt_real *S = ws->S[k0], *SI = ws->SI[k0], *J = ws->J + k0;
+    if (dq) {
+      mbt_real q = 0, v = 0;
+      for (int r = 0; r < 6; ++r) q += S[r] * J[(MBT_J_PHI + r) * nv], v += S[r] * J[(MBT_J_OMEGA + r) * nv];
+      dq[(size_t)k0 * nv + (size_t)k0] = q, dv[(size_t)k0 * nv + (size_t)k0] = v;
+    }
+    if (M) {
+      M[(size_t)k0 * nv + (size_t)k0] = mbt__v6_dot(SI, S);
+      for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
+        M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
+    }
+    return;
+  }
   const bool unit = unit_columns(ws, L);
   if (unit)
     backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
