@@ -290,6 +290,39 @@ MBT_DERIV_KERNEL(ltdl_inverse,
                  (const mbt_context* ctx, const mbt_derivatives_workspace* ws, const mbt_real* L, mbt_real* X),
                  (ctx, ws, L, X), (ctx, ws, L, X))
 
+#ifdef MBT__AVX2
+/* ltdl_inverse for 4 ≤ nv ≤ 8 with AVX2: row k on [0, k) in two 4-wide accumulators over masked
+ * loads and stores (lanes j < k), per ancestor m one broadcast of L_km and two fused
+ * multiply-adds; the general loops spend most of their time in the short remainders. */
+__attribute__((target("avx2,fma"))) static void ltdl_inverse_small_avx2(const mbt_context* ctx,
+                                                                        const mbt_derivatives_workspace* ws,
+                                                                        const mbt_real* L, mbt_real* X) {
+  const int nv = ws->nv;
+  const __m256i lane0 = _mm256_setr_epi64x(0, 1, 2, 3), lane1 = _mm256_setr_epi64x(4, 5, 6, 7);
+  for (int k = 0; k < nv; ++k) {
+    mbt_real* Xk = X + (size_t)k * nv;
+    const mbt_real* Lk = L + (size_t)k * nv;
+    const __m256i kk = _mm256_set1_epi64x(k);
+    const __m256i m0 = _mm256_cmpgt_epi64(kk, lane0), m1 = _mm256_cmpgt_epi64(kk, lane1);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    for (int m = ws->up[k]; m >= 0; m = ws->up[m]) {
+      const __m256d c = _mm256_broadcast_sd(Lk + m);
+      const mbt_real* Xm = X + (size_t)m * nv;
+      a0 = _mm256_fnmadd_pd(c, _mm256_maskload_pd(Xm, m0), a0);
+      if (k > 4) a1 = _mm256_fnmadd_pd(c, _mm256_maskload_pd(Xm + 4, m1), a1);
+    }
+    mbt_real x[8];
+    _mm256_storeu_pd(x, a0), _mm256_storeu_pd(x + 4, a1);
+    _mm256_maskstore_pd(Xk, m0, a0);
+    if (k > 4) _mm256_maskstore_pd(Xk + 4, m1, a1);
+    mbt_real xkk = ws->Dinv[k];
+    for (int m = ws->up[k]; m >= 0; m = ws->up[m]) xkk -= Lk[m] * x[m];
+    Xk[k] = ctx->any_locked && ctx->v_locked[k] ? 0 : xkk;
+    for (int j = 0; j < k; ++j) X[(size_t)j * nv + k] = x[j];
+  }
+}
+#endif
+
 /* y = −X·b for X = M⁻¹ (a locked velocity's row of X is zero). */
 static void neg_dense_mul(int nv, const mbt_real* X, const mbt_real* b, mbt_real* y) {
   for (int k = 0; k < nv; ++k) {
@@ -322,6 +355,12 @@ static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivative
     ancestor_mass_rows(ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
     const int st = ltdl_factor(tree, ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
     if (st) return st;
+#ifdef MBT__AVX2
+    if (ws->avx2 && ws->nv >= 4 && ws->nv <= 8) {
+      ltdl_inverse_small_avx2(ctx, ws, ws->PA, Minv);
+      return MBT_OK;
+    }
+#endif
     ltdl_inverse(ctx, ws, ws->PA, Minv);
     return MBT_OK;
   }
