@@ -323,8 +323,33 @@ __attribute__((target("avx2,fma"))) static void ltdl_inverse_small_avx2(const mb
 }
 #endif
 
-/* y = −X·b for X = M⁻¹ (a locked velocity's row of X is zero). */
-static void neg_dense_mul(int nv, const mbt_real* X, const mbt_real* b, mbt_real* y) {
+#ifdef MBT__AVX2
+/* y = −X·b for X = M⁻¹ and 4 ≤ nv ≤ 8 with AVX2: by symmetry y = −Σ_j b_j·(row j of X), entries
+ * [0, 4) and [nv − 4, nv) in two 4-wide accumulators (the overlap computed twice, identically). */
+__attribute__((target("avx2,fma"))) static void neg_dense_mul_small_avx2(int nv, const mbt_real* X, const mbt_real* b,
+                                                                         mbt_real* y) {
+  const size_t n = (size_t)nv, k1 = n - 4;
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+  for (size_t j = 0; j < n; ++j) {
+    const __m256d c = _mm256_broadcast_sd(b + j);
+    a0 = _mm256_fmadd_pd(c, _mm256_loadu_pd(X + j * n), a0);
+    a1 = _mm256_fmadd_pd(c, _mm256_loadu_pd(X + j * n + k1), a1);
+  }
+  const __m256d z = _mm256_setzero_pd();
+  _mm256_storeu_pd(y + k1, _mm256_sub_pd(z, a1));
+  _mm256_storeu_pd(y, _mm256_sub_pd(z, a0));
+}
+#endif
+
+/* y = −X·b for X = M⁻¹ (a locked velocity's row of X is zero; y is not b). */
+static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X, const mbt_real* b, mbt_real* y) {
+  const int nv = ws->nv;
+#ifdef MBT__AVX2
+  if (ws->avx2 && nv >= 4 && nv <= 8) {
+    neg_dense_mul_small_avx2(nv, X, b, y);
+    return;
+  }
+#endif
   for (int k = 0; k < nv; ++k) {
     const mbt_real* Xk = X + (size_t)k * nv;
     mbt_real a = 0;
@@ -338,14 +363,14 @@ static void neg_dense_mul(int nv, const mbt_real* X, const mbt_real* b, mbt_real
 static void ltdl_forward_dynamics(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* Mc,
                                   const mbt_real* tau0, mbt_real* x, mbt_real* r) {
   const int nv = ws->nv;
-  neg_dense_mul(nv, Minv, tau0, x);
+  neg_dense_mul(ws, Minv, tau0, x);
   for (int k = 0; k < nv; ++k) r[k] = tau0[k] + Mc[(size_t)k * nv + k] * x[k];
   for (int k = 0; k < nv; ++k)
     for (int j = ws->up[k]; j >= 0; j = ws->up[j]) {
       const mbt_real m = Mc[(size_t)k * nv + j];
       r[k] += m * x[j], r[j] += m * x[k];
     }
-  neg_dense_mul(nv, Minv, r, r + nv);
+  neg_dense_mul(ws, Minv, r, r + nv);
   for (int k = 0; k < nv; ++k) x[k] += r[nv + k];
 }
 
