@@ -557,7 +557,10 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
   if (nk == 1) {  /* the in-node entries S·Φ, S·Ω and S·(Ic·S) of one velocity */
-    backward_velocity(ws, i, k0, tau, dq != NULL, si_known);
+    if (dq)
+      backward_velocity(ws, i, k0, tau, true, si_known);
+    else  /* Ic·S and tau alone: inline, not worth the call of the AVX2 kernel */
+      backward_velocity_body(ws, i, k0, tau, false, si_known);
     const mbt_real *S = ws->S[k0], *SI = ws->SI[k0], *J = ws->J + k0;
     if (dq) {
       mbt_real q = 0, v = 0;
