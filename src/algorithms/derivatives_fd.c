@@ -434,8 +434,7 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   else
     articulated_solve(ctx, ws, ws->rhs, ws->vdot);
   mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
-  mbt__neg_minv_product(ws, Minv, ws->T1, dvdot_dq);
-  mbt__neg_minv_product(ws, Minv, ws->T2, dvdot_dv);
+  mbt__neg_minv_products(ws, Minv, ws->T1, dvdot_dq, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
   return MBT_OK;
 }
