@@ -556,6 +556,24 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
+  if (nk == 1) {  /* the in-node entries S·Φ, S·Ω and S·(Ic·S) of one velocity */
+    if (dq)
+      backward_velocity(ws, i, k0, tau, true, si_known);
+    else  /* Ic·S and tau alone: inline, not worth the call of the AVX2 kernel */
+      backward_velocity_body(ws, i, k0, tau, false, si_known);
+    const mbt_real *S = ws->S[k0], *SI = ws->SI[k0], *J = ws->J + k0;
+    if (dq) {
+      mbt_real q = 0, v = 0;
+      for (int r = 0; r < 6; ++r) q += S[r] * J[(MBT_J_PHI + r) * nv], v += S[r] * J[(MBT_J_OMEGA + r) * nv];
+      dq[(size_t)k0 * nv + (size_t)k0] = q, dv[(size_t)k0 * nv + (size_t)k0] = v;
+    }
+    if (M) {
+      M[(size_t)k0 * nv + (size_t)k0] = mbt__v6_dot(SI, S);
+      for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
+        M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
+    }
+    return;
+  }
   const bool unit = unit_columns(ws, L);
   if (unit)
     backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
@@ -643,32 +661,40 @@ void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivativ
 }
 
 /* The pass of mbt__derivatives_bias moved to v̇: per local node i, with ΔA the change of its
- * acceleration (ΔA_λ + Σ_j S_j·v̇_j), Δaλ_k = ΔA_λ + Σ_{m, σ_mk = 0} S_m·v̇_m,
- *   A += ΔA,  B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F). */
+ * acceleration (ΔA_λ + Σ_j S_j·v̇_j), Δaλ_k = ΔA_λ + Σ_{m, σ_mk = 0} S_m·v̇_m (= ΔA where no
+ * column of the node moves with another: S_k × S_k = 0),
+ *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F).
+ * A itself is not moved: the backward pass does not read it. */
 static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
   mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
   for (int r = 0; r < 6; ++r) dA[0][r] = 0;
   for (int i = 1; i < ws->nl; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const int k0 = L->v_start, nk = L->nv;
+    const bool moving = L->type == MBT_MOBILIZER_UNIVERSAL || L->type == MBT_MOBILIZER_PLANAR ||
+                        L->type == MBT_MOBILIZER_QUATERNION_FLOATING;
     const mbt_real* dAp = dA[L->parent];
+    mbt_v6 dAi;
+    memcpy(dAi, dAp, sizeof dAi);
+    for (int m = k0; m < k0 + nk; ++m)
+      for (int r = 0; r < 6; ++r) dAi[r] += ws->S[m][r] * vdot[m];
+    memcpy(dA[i], dAi, sizeof dAi);
     for (int k = k0; k < k0 + nk; ++k) {
       mbt_v6 da, t;
-      memcpy(da, dAp, sizeof da);
-      for (int m = k0; m < k0 + nk; ++m)
-        if (!moves_with(L->type, m - k0, k - k0))
-          for (int r = 0; r < 6; ++r) da[r] += ws->S[m][r] * vdot[m];
-      mbt__v6_cross(ws->S[k], da, t);
+      const mbt_real* d = dAi;
+      if (moving) {
+        memcpy(da, dAp, sizeof da);
+        for (int m = k0; m < k0 + nk; ++m)
+          if (!moves_with(L->type, m - k0, k - k0))
+            for (int r = 0; r < 6; ++r) da[r] += ws->S[m][r] * vdot[m];
+        d = da;
+      }
+      mbt__v6_cross(ws->S[k], d, t);
       for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
     }
-    for (int r = 0; r < 6; ++r) dA[i][r] = dAp[r];
-    for (int m = k0; m < k0 + nk; ++m)
-      for (int r = 0; r < 6; ++r) dA[i][r] += ws->S[m][r] * vdot[m];
   }
-  for (int i = ws->nl - 1; i > 0; --i) {  /* ΔF = Ib·ΔA in place (mbt__moments_mul6 reads x first) */
-    for (int r = 0; r < 6; ++r) ws->A[i][r] += dA[i][r];
-    mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
-  }
+  /* ΔF = Ib·ΔA in place (mbt__moments_mul6 reads x first), then summed tip to base */
+  for (int i = ws->nl - 1; i > 0; --i) mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
   for (int i = ws->nl - 1; i > 0; --i) {
     const int p = tree->local_nodes[i].parent;
     for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];

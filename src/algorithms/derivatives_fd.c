@@ -290,8 +290,75 @@ MBT_DERIV_KERNEL(ltdl_inverse,
                  (const mbt_context* ctx, const mbt_derivatives_workspace* ws, const mbt_real* L, mbt_real* X),
                  (ctx, ws, L, X), (ctx, ws, L, X))
 
-/* y = −X·b for X = M⁻¹ (a locked velocity's row of X is zero). */
-static void neg_dense_mul(int nv, const mbt_real* X, const mbt_real* b, mbt_real* y) {
+#ifdef MBT__AVX2
+/* ltdl_inverse with AVX2 (nv ≥ 4): row k on [0, k) by 4-wide blocks, the last one shifted back to
+ * end at k (overlapping entries are computed twice, identically), per block and ancestor m one
+ * broadcast of L_km and one fused multiply-add (the same numbers as ltdl_inverse's AVX2
+ * version); rows k < 4 in one block masked to [0, k). The compiled loop spends most of its time
+ * in the remainders of its short rows. */
+MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx, const mbt_derivatives_workspace* ws,
+                                                          const mbt_real* L, mbt_real* X) {
+  const int nv = ws->nv;
+  for (int k = 0; k < nv; ++k) {
+    mbt_real* Xk = X + (size_t)k * nv;
+    const mbt_real* Lk = L + (size_t)k * nv;
+    mbt_real t[4];
+    const mbt_real* xk = Xk;  /* row k on [0, k), read back below */
+    if (k < 4) {  /* one block, masked to the lanes j < k (within the rows, as nv ≥ 4) */
+      const __m256i lanes = _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), _mm256_setr_epi64x(0, 1, 2, 3));
+      __m256d a = _mm256_setzero_pd();
+      for (int m = ws->up[k]; m >= 0; m = ws->up[m])
+        a = _mm256_fnmadd_pd(_mm256_broadcast_sd(Lk + m), _mm256_maskload_pd(X + (size_t)m * nv, lanes), a);
+      _mm256_maskstore_pd(Xk, lanes, a);
+      _mm256_storeu_pd(t, a), xk = t;  /* not read back through the masked store */
+    } else {
+      for (int c = 0; c < k; c += 4) {
+        const int c0 = c + 4 <= k ? c : k - 4;
+        __m256d a = _mm256_setzero_pd();
+        for (int m = ws->up[k]; m >= 0; m = ws->up[m])
+          a = _mm256_fnmadd_pd(_mm256_broadcast_sd(Lk + m), _mm256_loadu_pd(X + (size_t)m * nv + c0), a);
+        _mm256_storeu_pd(Xk + c0, a);
+      }
+    }
+    mbt_real xkk = ws->Dinv[k];
+    for (int m = ws->up[k]; m >= 0; m = ws->up[m]) xkk -= Lk[m] * xk[m];
+    Xk[k] = ctx->any_locked && ctx->v_locked[k] ? 0 : xkk;
+    for (int j = 0; j < k; ++j) X[(size_t)j * nv + k] = xk[j];
+  }
+}
+#endif
+
+#ifdef MBT__AVX2
+/* y = −X·b for X = M⁻¹ with AVX2 (nv ≥ 4): by symmetry y = −Σ_j b_j·(row j of X), by pairs of
+ * 4-wide blocks of y, the last block shifted back to end at nv (overlapping entries computed
+ * twice, identically). */
+__attribute__((target("avx2,fma"))) static void neg_dense_mul_avx2(int nv, const mbt_real* X, const mbt_real* b,
+                                                                   mbt_real* y) {
+  const size_t n = (size_t)nv;
+  for (size_t c = 0; c < n; c += 8) {
+    const size_t c0 = c + 4 <= n ? c : n - 4, c1 = c + 8 <= n ? c + 4 : n - 4;
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
+    for (size_t j = 0; j < n; ++j) {
+      const __m256d bj = _mm256_broadcast_sd(b + j);
+      a0 = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + c0), a0);
+      a1 = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + c1), a1);
+    }
+    const __m256d z = _mm256_setzero_pd();
+    _mm256_storeu_pd(y + c1, _mm256_sub_pd(z, a1));
+    _mm256_storeu_pd(y + c0, _mm256_sub_pd(z, a0));
+  }
+}
+#endif
+
+/* y = −X·b for X = M⁻¹ (a locked velocity's row of X is zero; y is not b). */
+static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X, const mbt_real* b, mbt_real* y) {
+  const int nv = ws->nv;
+#ifdef MBT__AVX2
+  if (ws->avx2 && nv >= 4) {
+    neg_dense_mul_avx2(nv, X, b, y);
+    return;
+  }
+#endif
   for (int k = 0; k < nv; ++k) {
     const mbt_real* Xk = X + (size_t)k * nv;
     mbt_real a = 0;
@@ -305,14 +372,14 @@ static void neg_dense_mul(int nv, const mbt_real* X, const mbt_real* b, mbt_real
 static void ltdl_forward_dynamics(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* Mc,
                                   const mbt_real* tau0, mbt_real* x, mbt_real* r) {
   const int nv = ws->nv;
-  neg_dense_mul(nv, Minv, tau0, x);
+  neg_dense_mul(ws, Minv, tau0, x);
   for (int k = 0; k < nv; ++k) r[k] = tau0[k] + Mc[(size_t)k * nv + k] * x[k];
   for (int k = 0; k < nv; ++k)
     for (int j = ws->up[k]; j >= 0; j = ws->up[j]) {
       const mbt_real m = Mc[(size_t)k * nv + j];
       r[k] += m * x[j], r[j] += m * x[k];
     }
-  neg_dense_mul(nv, Minv, r, r + nv);
+  neg_dense_mul(ws, Minv, r, r + nv);
   for (int k = 0; k < nv; ++k) x[k] += r[nv + k];
 }
 
@@ -322,6 +389,12 @@ static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivative
     ancestor_mass_rows(ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
     const int st = ltdl_factor(tree, ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
     if (st) return st;
+#ifdef MBT__AVX2
+    if (ws->avx2 && ws->nv >= 4) {
+      ltdl_inverse_blocks_avx2(ctx, ws, ws->PA, Minv);
+      return MBT_OK;
+    }
+#endif
     ltdl_inverse(ctx, ws, ws->PA, Minv);
     return MBT_OK;
   }
@@ -361,8 +434,7 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   else
     articulated_solve(ctx, ws, ws->rhs, ws->vdot);
   mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
-  mbt__neg_minv_product(ws, Minv, ws->T1, dvdot_dq);
-  mbt__neg_minv_product(ws, Minv, ws->T2, dvdot_dv);
+  mbt__neg_minv_products(ws, Minv, ws->T1, dvdot_dq, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
   return MBT_OK;
 }

@@ -131,6 +131,10 @@ bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws);
  * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
 void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
                            mbt_real* Y);
+/* The same for two matrices, Y = −Minv·X and Y2 = −Minv·X2 (for 4 ≤ nv < 8 with AVX2 in one pass
+ * over Minv). */
+void mbt__neg_minv_products(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
+                            mbt_real* Y, const mbt_real* X2, mbt_real* Y2);
 
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */

@@ -76,6 +76,32 @@ __attribute__((target("avx2,fma"))) static void neg_product_block4_avx2(const mb
   neg_product_block_avx2_body(ws, i, k, 4, Minv, X, Y);
 }
 
+/* Y = −Minv·X and Y' = −Minv·X' with AVX2 for 4 ≤ nv < 8, a row at a time: columns [0, 4) and
+ * [nv − 4, nv) in two accumulators each (one for nv = 4; the overlap is computed twice,
+ * identically), per j one broadcast of Minv_ij for four fused multiply-adds with rows j of X and
+ * X', which stay in the L1 cache. The 4×4 blocks below would load and broadcast each row of Minv
+ * once per block of columns and product. */
+__attribute__((target("avx2,fma"))) static void neg_products_rows_avx2(int nv, const mbt_real* Minv, const mbt_real* X,
+                                                                       mbt_real* Y, const mbt_real* X2, mbt_real* Y2) {
+  const size_t n = (size_t)nv, k1 = n - 4;
+  const __m256d z = _mm256_setzero_pd();
+  for (size_t i = 0; i < n; ++i) {
+    const mbt_real* m = Minv + i * n;
+    __m256d a0 = z, a1 = z, b0 = z, b1 = z;
+    for (size_t j = 0; j < n; ++j) {
+      const __m256d c = _mm256_broadcast_sd(m + j);
+      a0 = _mm256_fmadd_pd(c, _mm256_loadu_pd(X + j * n), a0);
+      a1 = _mm256_fmadd_pd(c, _mm256_loadu_pd(X + j * n + k1), a1);
+      b0 = _mm256_fmadd_pd(c, _mm256_loadu_pd(X2 + j * n), b0);
+      b1 = _mm256_fmadd_pd(c, _mm256_loadu_pd(X2 + j * n + k1), b1);
+    }
+    _mm256_storeu_pd(Y + i * n + k1, _mm256_sub_pd(z, a1));
+    _mm256_storeu_pd(Y + i * n, _mm256_sub_pd(z, a0));
+    _mm256_storeu_pd(Y2 + i * n + k1, _mm256_sub_pd(z, b1));
+    _mm256_storeu_pd(Y2 + i * n, _mm256_sub_pd(z, b0));
+  }
+}
+
 /* Y = −Minv·X with AVX2 (nv ≥ 4): rows by 4, columns by 8 while 8 fit, then more than 4 left
  * by 8, else by 4, the last block of each shifted back to end at nv. */
 static void neg_product_avx2(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
@@ -118,4 +144,16 @@ void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* 
   for (int i = 0; i < nv; i += 2)
     for (int k = 0; k < nv; k += 8)
       neg_product_block(ws, i + 2 <= nv ? i : nv - 2, k + 8 <= nv ? k : nv - 8, Minv, X, Y);
+}
+
+void mbt__neg_minv_products(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
+                            mbt_real* Y, const mbt_real* X2, mbt_real* Y2) {
+#ifdef MBT__AVX2
+  if (ws->avx2 && ws->nv >= 4 && ws->nv < 8) {
+    neg_products_rows_avx2(ws->nv, Minv, X, Y, X2, Y2);
+    return;
+  }
+#endif
+  mbt__neg_minv_product(ws, Minv, X, Y);
+  mbt__neg_minv_product(ws, Minv, X2, Y2);
 }
