@@ -48,28 +48,34 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  *   contiguously, and for a small or sparse M (above) column j of the upper one; otherwise
  *   the upper triangle is mirrored by tiles afterwards.
  * Entries between nodes that are neither ancestor nor descendant of each other are zero. */
-/* F_k = Ic·H_k at Mo shifted to Ro (above). For a node with S = I (tree_internal.h: it hangs from
- * the world, Ro = Mo) H_k = e_k and F_k is column k of Ic: [K·e_k; −h × e_k] for k < 3,
- * [h × e_j; m·e_j] for k = 3 + j. */
-static inline void column_force(const mbt_local_node* L, const mbt_inertia_moments* I, const mbt_spatial_velocity* H,
-                         mbt_vec3 p_RoMo, int k, mbt_spatial_force* F) {
+/* The node's column forces F_k = Ic·H_k at Mo shifted to Ro (above) into Ft (ctx->crba_F: component
+ * r of F_k at r·nv + k). For a node with S = I (tree_internal.h: it hangs from the world, Ro = Mo)
+ * H_k = e_k and F_k is column k of Ic: [K·e_k; −h × e_k] for k < 3, [h × e_j; m·e_j] for k = 3 + j,
+ * written entry by entry (Ic is symmetric: component r of F_k is component k of F_r). */
+MBT__ALWAYS_INLINE void column_forces(const mbt_local_node* L, const mbt_inertia_moments* I,
+                                      const mbt_spatial_velocity* H, mbt_vec3 p_RoMo, size_t nv, mbt_real* Ft) {
+  mbt_real* F0 = Ft + L->v_start;
   if (L->S_is_identity) {
     const mbt_real* K = I->K;
     const mbt_real hx = I->h.v[0], hy = I->h.v[1], hz = I->h.v[2], m = I->m;
-    const mbt_real col[6][6] = {{K[0], K[3], K[4], 0, -hz, hy}, {K[3], K[1], K[5], hz, 0, -hx},
-                                {K[4], K[5], K[2], -hy, hx, 0}, {0, hz, -hy, m, 0, 0},
-                                {-hz, 0, hx, 0, m, 0},          {hy, -hx, 0, 0, 0, m}};
-    for (int r = 0; r < 6; ++r) F->coeffs[r] = col[k][r];
+    const mbt_real col[21] = {K[0], K[3], K[4], 0,  -hz, hy, K[1], K[5], hz, 0, -hx,
+                              K[2], -hy,  hx,   0, m,   0,  0,  m,    0,    m};
+    for (int k = 0, e = 0; k < 6; ++k)
+      for (int r = k; r < 6; ++r, ++e) F0[(size_t)r * nv + (size_t)k] = F0[(size_t)k * nv + (size_t)r] = col[e];
     return;
   }
-  const mbt_vec3 w = H->w;
-  if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
-    F->tau = mbt__moments_K_mul(I, w);
-    F->f = mbt_vec3_cross(w, I->h);
-  } else {
-    mbt__moments_mul(I, w, mbt_vec3_sub(H->v, mbt_vec3_cross(p_RoMo, w)), &F->tau, &F->f);
+  for (int k = 0; k < L->nv; ++k) {
+    const mbt_vec3 w = H[k].w;
+    mbt_spatial_force F;
+    if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
+      F.tau = mbt__moments_K_mul(I, w);
+      F.f = mbt_vec3_cross(w, I->h);
+    } else {
+      mbt__moments_mul(I, w, mbt_vec3_sub(H[k].v, mbt_vec3_cross(p_RoMo, w)), &F.tau, &F.f);
+    }
+    F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_RoMo, F.f));
+    for (int r = 0; r < 6; ++r) F0[(size_t)r * nv + (size_t)k] = F.coeffs[r];
   }
-  F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_RoMo, F->f));
 }
 
 /* Row ck of M from F = F_ck: M[ck][c] = H_cᵀ·F along the path c = ck, λ(ck), ...: down the run of
@@ -78,11 +84,11 @@ static inline void column_force(const mbt_local_node* L, const mbt_inertia_momen
  * columns e_j at the top of the path (ctx->v_unit_end, consecutive) the entry is F's component j.
  * Column ck too when direct. (F's components as six scalars: as an array, the compiler reloaded
  * them after every store to M.) */
-static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_spatial_force* F, mbt_real* M) {
+MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_real* Ft, mbt_real* M) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
   const int unit_end = ctx->v_unit_end[ck], unit_start = unit_end - 6;
-  const mbt_real f0 = F->coeffs[0], f1 = F->coeffs[1], f2 = F->coeffs[2];
-  const mbt_real f3 = F->coeffs[3], f4 = F->coeffs[4], f5 = F->coeffs[5];
+  const mbt_real f0 = Ft[ck], f1 = Ft[nv + ck], f2 = Ft[2 * nv + ck];
+  const mbt_real f3 = Ft[3 * nv + ck], f4 = Ft[4 * nv + ck], f5 = Ft[5 * nv + ck];
   mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
 #define MBT__MM_ENTRY(c)                                                                                   \
   do {                                                                                                     \
@@ -98,9 +104,96 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
   for (; c >= unit_end; c = ctx->v_parent[c]) MBT__MM_ENTRY(c);
 #undef MBT__MM_ENTRY
   for (; c >= unit_start && c >= 0; --c) {
-    const mbt_real Mck = F->coeffs[c - unit_start];
+    const mbt_real Mck = Ft[(size_t)(c - unit_start) * (size_t)nv + (size_t)ck];
     Mrow[c] = Mck;
     if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
+  }
+}
+
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+/* Four rows r0..r0+3 of one run at a time (GCC's and clang's vector extensions, four lanes: two
+ * SSE2 halves in the baseline code, one AVX2 register in the other): with Fv_r = (F_r0[r], ...,
+ * F_r0+3[r]) the six vectors of their column forces' components, column c of the four rows is
+ * C_c = Σ_r H_c[r]·Fv_r (M[r0+a][c] in lane a), which is also M[c][r0..r0+3] of the upper
+ * triangle, stored contiguously; four consecutive columns are transposed in registers into the
+ * rows' entries. Every row shares its path below r0; the 4×4 block on the diagonal takes lane a
+ * of C_r0+b for b ≤ a and its transpose above. Per entry 1.5 vector multiply-adds against 6
+ * scalar ones. */
+#define MBT__MM_BLOCKS 1
+typedef mbt_real mbt__v4 __attribute__((vector_size(32)));
+typedef mbt_real mbt__v4u __attribute__((vector_size(32), aligned(8)));
+
+/* (Vectors by pointer: passed by value they change the ABI between the two compilations.) */
+MBT__ALWAYS_INLINE void mm_column(const mbt_real* h, const mbt__v4* Fv, mbt__v4* C) {
+  *C = ((h[0] * Fv[0] + h[3] * Fv[3]) + (h[1] * Fv[1] + h[4] * Fv[4])) + (h[2] * Fv[2] + h[5] * Fv[5]);
+}
+
+/* Rows of the 4×4 matrix whose columns are C[0..3]. */
+MBT__ALWAYS_INLINE void mm_transpose(const mbt__v4* C, mbt__v4* R) {
+  const mbt__v4 t0 = __builtin_shufflevector(C[0], C[1], 0, 4, 2, 6);
+  const mbt__v4 t1 = __builtin_shufflevector(C[0], C[1], 1, 5, 3, 7);
+  const mbt__v4 t2 = __builtin_shufflevector(C[2], C[3], 0, 4, 2, 6);
+  const mbt__v4 t3 = __builtin_shufflevector(C[2], C[3], 1, 5, 3, 7);
+  R[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  R[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  R[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  R[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* Column c of rows r0..r0+3 (C = C_c): M[r0+a][c], and M[c][r0..r0+3] when direct. */
+MBT__ALWAYS_INLINE void mm_store_column(mbt_real* M, size_t nv, bool direct, int r0, int c, const mbt__v4* C) {
+  if (direct) *(mbt__v4u*)(M + (size_t)c * nv + (size_t)r0) = *C;
+  for (int a = 0; a < 4; ++a) M[(size_t)(r0 + a) * nv + (size_t)c] = (*C)[a];
+}
+
+MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, const mbt_real* Ft, mbt_real* M) {
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
+  const size_t n = (size_t)nv;
+  const int unit_end = ctx->v_unit_end[r0], unit_start = unit_end - 6;
+  mbt__v4 Fv[6], C[4], R[4];
+  for (int r = 0; r < 6; ++r) Fv[r] = *(const mbt__v4u*)(Ft + (size_t)r * n + (size_t)r0);
+  for (int b = 0; b < 4; ++b) mm_column(H_Ro[r0 + b].coeffs, Fv, &C[b]);
+  mm_transpose(C, R);
+  *(mbt__v4u*)(M + (size_t)r0 * n + (size_t)r0) = __builtin_shufflevector(R[0], C[0], 0, 5, 6, 7);
+  *(mbt__v4u*)(M + (size_t)(r0 + 1) * n + (size_t)r0) = __builtin_shufflevector(R[1], C[1], 0, 1, 6, 7);
+  *(mbt__v4u*)(M + (size_t)(r0 + 2) * n + (size_t)r0) = __builtin_shufflevector(R[2], C[2], 0, 1, 2, 7);
+  *(mbt__v4u*)(M + (size_t)(r0 + 3) * n + (size_t)r0) = R[3];
+  const int stop = ctx->v_run_start[r0] > unit_end ? ctx->v_run_start[r0] : unit_end;
+  int c = r0 - 1;
+  for (; c - 3 >= stop; c -= 4) {
+    for (int b = 0; b < 4; ++b) mm_column(H_Ro[c - 3 + b].coeffs, Fv, &C[b]);
+    if (direct)
+      for (int b = 0; b < 4; ++b) *(mbt__v4u*)(M + (size_t)(c - 3 + b) * n + (size_t)r0) = C[b];
+    mm_transpose(C, R);
+    for (int a = 0; a < 4; ++a) *(mbt__v4u*)(M + (size_t)(r0 + a) * n + (size_t)(c - 3)) = R[a];
+  }
+  for (; c >= stop; --c) {
+    mm_column(H_Ro[c].coeffs, Fv, &C[0]);
+    mm_store_column(M, n, direct, r0, c, &C[0]);
+  }
+  if (stop > unit_end) c = ctx->v_parent[stop];
+  for (; c >= unit_end; c = ctx->v_parent[c]) {
+    mm_column(H_Ro[c].coeffs, Fv, &C[0]);
+    mm_store_column(M, n, direct, r0, c, &C[0]);
+  }
+  for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, c, &Fv[c - unit_start]);
+}
+#endif
+
+/* The rows of M from the column forces F_k (ctx->crba_F), last to first: four at a time inside
+ * a run where the compiler has vector extensions (store_block), else one (store_row). */
+MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, mbt_real* M) {
+  const mbt_real* Ft = ctx->crba_F;
+  for (int ck = nv - 1; ck >= 0;) {
+#ifdef MBT__MM_BLOCKS
+    if (ck - 3 >= ctx->v_run_start[ck]) {
+      store_block(ctx, nv, direct, ck - 3, Ft, M);
+      ck -= 4;
+      continue;
+    }
+#endif
+    store_row(ctx, nv, direct, ck, Ft, M);
+    --ck;
   }
 }
 
@@ -110,23 +203,22 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
  * position cache, which must not depend on which function computed it (and compiled for AVX2
  * with the vectorizer's pairing of scalars, the call was slower). */
 
-/* The inertias re-expressed in W, then tip to base: the column forces, the rows of M (the nv²
- * part) and the composite inertias. */
+/* The inertias re-expressed in W, then tip to base: the column forces (into ctx->crba_F) and the
+ * composite inertias; then the rows of M (the nv² part). */
 MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
+  const size_t nv = (size_t)tree->nv;
+  mbt_real* Ft = ctx->crba_F;
   for (int i = 1; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   for (int i = tree->num_local_nodes - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
     const mbt_vec3 p_RoMo = X_WM[i].p;
-    for (int k = 0; k < L->nv; ++k) {
-      mbt_spatial_force F;
-      column_force(L, I, &ctx->pc.H[L->v_start + k], p_RoMo, k, &F);
-      store_row(ctx, tree->nv, direct, L->v_start + k, &F, M);
-    }
+    column_forces(L, I, &ctx->pc.H[L->v_start], p_RoMo, nv, Ft);
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
+  store_rows(ctx, tree->nv, direct, M);
 }
 static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
   inertia_passes(tree, ctx, direct, M);
