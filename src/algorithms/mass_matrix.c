@@ -111,17 +111,19 @@ MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, i
 }
 
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-/* Four rows r0..r0+3 of one run at a time (GCC's and clang's vector extensions, four lanes: two
- * SSE2 halves in the baseline code, one AVX2 register in the other): with Fv_r = (F_r0[r], ...,
- * F_r0+3[r]) the six vectors of their column forces' components, column c of the four rows is
- * C_c = Σ_r H_c[r]·Fv_r (M[r0+a][c] in lane a), which is also M[c][r0..r0+3] of the upper
- * triangle, stored contiguously; four consecutive columns are transposed in registers into the
- * rows' entries. Every row shares its path below r0; the 4×4 block on the diagonal takes lane a
- * of C_r0+b for b ≤ a and its transpose above. Per entry 1.5 vector multiply-adds against 6
- * scalar ones. */
+/* Up to four rows r0..r0+nr−1 of one run at a time (GCC's and clang's vector extensions, four
+ * lanes: two SSE2 halves in the baseline code, one AVX2 register in the other): with Fv_r =
+ * (F_r0[r], ..., F_r0+3[r]) the six vectors of their column forces' components, column c of the
+ * rows is C_c = Σ_r H_c[r]·Fv_r (M[r0+a][c] in lane a, a < nr), which is also M[c][r0..r0+nr−1]
+ * of the upper triangle, stored contiguously; four consecutive columns are transposed in
+ * registers into the rows' entries, and on the six unit columns e_j at the top of the path
+ * C_j = Fv_j. Every row shares its path below r0; the block on the diagonal takes lane a of
+ * C_r0+b for b ≤ a and its transpose above. Per entry 1.5 vector multiply-adds against 6 scalar
+ * ones. */
 #define MBT__MM_BLOCKS 1
 typedef mbt_real mbt__v4 __attribute__((vector_size(32)));
 typedef mbt_real mbt__v4u __attribute__((vector_size(32), aligned(8)));
+typedef mbt_real mbt__v2u __attribute__((vector_size(16), aligned(8)));
 
 /* (Vectors by pointer: passed by value they change the ABI between the two compilations.) */
 MBT__ALWAYS_INLINE void mm_column(const mbt_real* h, const mbt__v4* Fv, mbt__v4* C) {
@@ -140,55 +142,104 @@ MBT__ALWAYS_INLINE void mm_transpose(const mbt__v4* C, mbt__v4* R) {
   R[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
 }
 
-/* Column c of rows r0..r0+3 (C = C_c): M[r0+a][c], and M[c][r0..r0+3] when direct. */
-MBT__ALWAYS_INLINE void mm_store_column(mbt_real* M, size_t nv, bool direct, int r0, int c, const mbt__v4* C) {
-  if (direct) *(mbt__v4u*)(M + (size_t)c * nv + (size_t)r0) = *C;
-  for (int a = 0; a < 4; ++a) M[(size_t)(r0 + a) * nv + (size_t)c] = (*C)[a];
+/* Lanes 0..nr−1 of C at p (2 ≤ nr ≤ 4). */
+MBT__ALWAYS_INLINE void mm_store_lanes(mbt_real* p, const mbt__v4* C, int nr) {
+  if (nr == 4) {
+    *(mbt__v4u*)p = *C;
+    return;
+  }
+  *(mbt__v2u*)p = __builtin_shufflevector(*C, *C, 0, 1);
+  if (nr == 3) p[2] = (*C)[2];
 }
 
-MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, const mbt_real* Ft, mbt_real* M) {
+/* Column c of the rows r0..r0+nr−1 (C = C_c): M[r0+a][c], and M[c][r0..r0+nr−1] when direct. */
+MBT__ALWAYS_INLINE void mm_store_column(mbt_real* M, size_t nv, bool direct, int r0, int nr, int c,
+                                        const mbt__v4* C) {
+  if (direct) mm_store_lanes(M + (size_t)c * nv + (size_t)r0, C, nr);
+  for (int a = 0; a < nr; ++a) M[(size_t)(r0 + a) * nv + (size_t)c] = (*C)[a];
+}
+
+/* The six unit columns e_j at us..us+5 (C_j = Fv_j): rows by two transposes. */
+MBT__ALWAYS_INLINE void mm_store_unit_columns(mbt_real* M, size_t nv, bool direct, int r0, int nr, int us,
+                                              const mbt__v4* Fv) {
+  mbt__v4 R[4], R2[4];
+  if (direct)
+    for (int j = 0; j < 6; ++j) mm_store_lanes(M + (size_t)(us + j) * nv + (size_t)r0, &Fv[j], nr);
+  const mbt__v4 F45[4] = {Fv[4], Fv[5], Fv[4], Fv[5]};
+  mm_transpose(Fv, R);
+  mm_transpose(F45, R2);
+  for (int a = 0; a < nr; ++a) {
+    mbt_real* row = M + (size_t)(r0 + a) * nv + (size_t)us;
+    *(mbt__v4u*)row = R[a];
+    *(mbt__v2u*)(row + 4) = __builtin_shufflevector(R2[a], R2[a], 0, 1);
+  }
+}
+
+/* The block's columns below r0 along the shared path: the run (four at a time), then by λ, then
+ * the unit columns. */
+MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool direct, int r0, int nr,
+                                      const mbt__v4* Fv, mbt_real* M) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
-  const size_t n = (size_t)nv;
   const int unit_end = ctx->v_unit_end[r0], unit_start = unit_end - 6;
-  mbt__v4 Fv[6], C[4], R[4];
-  for (int r = 0; r < 6; ++r) Fv[r] = *(const mbt__v4u*)(Ft + (size_t)r * n + (size_t)r0);
-  for (int b = 0; b < 4; ++b) mm_column(H_Ro[r0 + b].coeffs, Fv, &C[b]);
-  mm_transpose(C, R);
-  *(mbt__v4u*)(M + (size_t)r0 * n + (size_t)r0) = __builtin_shufflevector(R[0], C[0], 0, 5, 6, 7);
-  *(mbt__v4u*)(M + (size_t)(r0 + 1) * n + (size_t)r0) = __builtin_shufflevector(R[1], C[1], 0, 1, 6, 7);
-  *(mbt__v4u*)(M + (size_t)(r0 + 2) * n + (size_t)r0) = __builtin_shufflevector(R[2], C[2], 0, 1, 2, 7);
-  *(mbt__v4u*)(M + (size_t)(r0 + 3) * n + (size_t)r0) = R[3];
   const int stop = ctx->v_run_start[r0] > unit_end ? ctx->v_run_start[r0] : unit_end;
+  mbt__v4 C[4], R[4];
   int c = r0 - 1;
   for (; c - 3 >= stop; c -= 4) {
     for (int b = 0; b < 4; ++b) mm_column(H_Ro[c - 3 + b].coeffs, Fv, &C[b]);
     if (direct)
-      for (int b = 0; b < 4; ++b) *(mbt__v4u*)(M + (size_t)(c - 3 + b) * n + (size_t)r0) = C[b];
+      for (int b = 0; b < 4; ++b) mm_store_lanes(M + (size_t)(c - 3 + b) * n + (size_t)r0, &C[b], nr);
     mm_transpose(C, R);
-    for (int a = 0; a < 4; ++a) *(mbt__v4u*)(M + (size_t)(r0 + a) * n + (size_t)(c - 3)) = R[a];
+    for (int a = 0; a < nr; ++a) *(mbt__v4u*)(M + (size_t)(r0 + a) * n + (size_t)(c - 3)) = R[a];
   }
   for (; c >= stop; --c) {
     mm_column(H_Ro[c].coeffs, Fv, &C[0]);
-    mm_store_column(M, n, direct, r0, c, &C[0]);
+    mm_store_column(M, n, direct, r0, nr, c, &C[0]);
   }
   if (stop > unit_end) c = ctx->v_parent[stop];
   for (; c >= unit_end; c = ctx->v_parent[c]) {
     mm_column(H_Ro[c].coeffs, Fv, &C[0]);
-    mm_store_column(M, n, direct, r0, c, &C[0]);
+    mm_store_column(M, n, direct, r0, nr, c, &C[0]);
   }
-  for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, c, &Fv[c - unit_start]);
+  if (c == unit_end - 1 && unit_start >= 0) {
+    mm_store_unit_columns(M, n, direct, r0, nr, unit_start, Fv);
+    return;
+  }
+  for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, nr, c, &Fv[c - unit_start]);
+}
+
+/* Rows r0..r0+nr−1 (2 ≤ nr ≤ 4, one run): the block on the diagonal, then the shared path. */
+MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, int nr, const mbt_real* Ft,
+                                    mbt_real* M) {
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
+  const size_t n = (size_t)nv;
+  mbt__v4 Fv[6], C[4], R[4], D[4];
+  for (int r = 0; r < 6; ++r) Fv[r] = *(const mbt__v4u*)(Ft + (size_t)r * n + (size_t)r0);
+  for (int b = 0; b < 4; ++b) mm_column(H_Ro[r0 + (b < nr ? b : 0)].coeffs, Fv, &C[b]);
+  mm_transpose(C, R);
+  D[0] = __builtin_shufflevector(R[0], C[0], 0, 5, 6, 7);
+  D[1] = __builtin_shufflevector(R[1], C[1], 0, 1, 6, 7);
+  D[2] = __builtin_shufflevector(R[2], C[2], 0, 1, 2, 7);
+  D[3] = R[3];
+  for (int a = 0; a < nr; ++a) mm_store_lanes(M + (size_t)(r0 + a) * n + (size_t)r0, &D[a], nr);
+  mm_store_path(ctx, n, direct, r0, nr, Fv, M);
 }
 #endif
 
-/* The rows of M from the column forces F_k (ctx->crba_F), last to first: four at a time inside
- * a run where the compiler has vector extensions (store_block), else one (store_row). */
+/* The rows of M from the column forces F_k (ctx->crba_F), last to first: up to four at a time
+ * inside a run where the compiler has vector extensions (store_block), else one (store_row). */
 MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, mbt_real* M) {
   const mbt_real* Ft = ctx->crba_F;
   for (int ck = nv - 1; ck >= 0;) {
 #ifdef MBT__MM_BLOCKS
-    if (ck - 3 >= ctx->v_run_start[ck]) {
-      store_block(ctx, nv, direct, ck - 3, Ft, M);
+    const int len = ck - ctx->v_run_start[ck] + 1;
+    if (len >= 4) {
+      store_block(ctx, nv, direct, ck - 3, 4, Ft, M);
       ck -= 4;
+      continue;
+    }
+    if (len >= 2) {
+      len == 3 ? store_block(ctx, nv, direct, ck - 2, 3, Ft, M) : store_block(ctx, nv, direct, ck - 1, 2, Ft, M);
+      ck -= len;
       continue;
     }
 #endif

@@ -128,7 +128,7 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   ctx->forces = mbt_multibody_forces_create(tree);
   if (!ctx->forces) *failed = true;
   ctx->v_run_start = alloc(nv, sizeof(int), failed);
-  ctx->crba_F = alloc(6 * nv, sizeof(mbt_real), failed);
+  ctx->crba_F = alloc(6 * nv + 3, sizeof(mbt_real), failed); /* + 3: four-lane loads */
 }
 
 /* The world's pose, reference point and velocity, which no pass writes. */
