@@ -207,6 +207,43 @@ MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool dir
   for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, nr, c, &Fv[c - unit_start]);
 }
 
+/* The moments of four nodes re-expressed at once, lane l node i + l: mbt__moments_reexpress's
+ * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products, the nodes' R (12 numbers
+ * of X_WM from R₀₀), {m, h} and K (10 numbers) loaded and stored four at a time and transposed in
+ * registers. */
+MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
+  mbt__v4 L[4], Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[0][0];
+  mm_transpose(L, Ra); /* R00 R01 R02 R10 */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[1][1];
+  mm_transpose(L, Rb); /* R11 R12 R20 R21 */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[2][2];
+  mm_transpose(L, Rc); /* R22 p */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].m;
+  mm_transpose(L, mh); /* m h */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[0];
+  mm_transpose(L, Ka); /* K0..K3 */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[2];
+  mm_transpose(L, Kb); /* K2..K5 */
+  const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
+  const mbt__v4 k[3][3] = {{Ka[0], Ka[3], Kb[2]}, {Ka[3], Ka[1], Kb[3]}, {Kb[2], Kb[3], Ka[2]}};
+  mbt__v4 A[3][3], Km[4], Ks[4];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = R[i][0] * k[0][j] + R[i][1] * k[1][j] + R[i][2] * k[2][j];
+#define MBT__ARt(i, j) (A[i][0] * R[j][0] + A[i][1] * R[j][1] + A[i][2] * R[j][2])
+  Km[0] = mh[0];
+  for (int i = 0; i < 3; ++i) Km[1 + i] = R[i][0] * mh[1] + R[i][1] * mh[2] + R[i][2] * mh[3];
+  Ks[0] = MBT__ARt(0, 0), Ks[1] = MBT__ARt(1, 1), Ks[2] = MBT__ARt(2, 2), Ks[3] = MBT__ARt(0, 1);
+  mm_transpose(Km, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].m = L[l];
+  mm_transpose(Ks, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].K[0] = L[l];
+  Ks[0] = Ks[2], Ks[1] = Ks[3], Ks[2] = MBT__ARt(0, 2), Ks[3] = MBT__ARt(1, 2);
+#undef MBT__ARt
+  mm_transpose(Ks, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].K[2] = L[l];
+}
+
 /* Rows r0..r0+nr−1 (2 ≤ nr ≤ 4, one run): the block on the diagonal, then the shared path. */
 MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, int nr, const mbt_real* Ft,
                                     mbt_real* M) {
@@ -261,7 +298,11 @@ MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, b
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
   const size_t nv = (size_t)tree->nv;
   mbt_real* Ft = ctx->crba_F;
-  for (int i = 1; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
+  int i0 = 1;
+#ifdef MBT__MM_BLOCKS
+  for (; i0 + 3 < tree->num_local_nodes; i0 += 4) reexpress4(&ctx->I_Mo_M[i0], &X_WM[i0], &Ic[i0]);
+#endif
+  for (int i = i0; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   for (int i = tree->num_local_nodes - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
