@@ -244,6 +244,39 @@ MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_trans
   for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].K[2] = L[l];
 }
 
+/* Nodes g..g+3 are revolute with one velocity each, consecutive (column_forces4). */
+static inline bool revolute_quad(const mbt_tree* tree, int g) {
+  const mbt_local_node* L = &tree->local_nodes[g];
+  for (int l = 0; l < 4; ++l)
+    if (L[l].type != MBT_MOBILIZER_REVOLUTE || L[l].nv != 1 || L[l].v_start != L[0].v_start + l) return false;
+  return true;
+}
+
+/* column_forces of four revolute nodes g..g+3 with one velocity each, consecutive, at once (lane l
+ * node g + l; their composite inertias, columns and p_RoMo transposed in registers):
+ * F = [K·w + p_RoMo × f; f], f = w × h; stored four velocities at a time. */
+MBT__ALWAYS_INLINE void column_forces4(const mbt_inertia_moments* I, const mbt_spatial_velocity* H,
+                                       const mbt_transform* X, size_t nv, mbt_real* F0) {
+  mbt__v4 L[4], mh[4], Ka[4], Kb[4], w[4], p[4];
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].m;
+  mm_transpose(L, mh); /* m h */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[0];
+  mm_transpose(L, Ka); /* K0..K3 */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[2];
+  mm_transpose(L, Kb); /* K2..K5 */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)H[l].coeffs;
+  mm_transpose(L, w); /* w */
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[2][2];
+  mm_transpose(L, p); /* R22 p */
+  const mbt__v4 f[3] = {w[1] * mh[3] - w[2] * mh[2], w[2] * mh[1] - w[0] * mh[3], w[0] * mh[2] - w[1] * mh[1]};
+  const mbt__v4 Kw[3] = {Ka[0] * w[0] + Ka[3] * w[1] + Kb[2] * w[2], Ka[3] * w[0] + Ka[1] * w[1] + Kb[3] * w[2],
+                         Kb[2] * w[0] + Kb[3] * w[1] + Ka[2] * w[2]};
+  *(mbt__v4u*)F0 = Kw[0] + (p[2] * f[2] - p[3] * f[1]);
+  *(mbt__v4u*)(F0 + nv) = Kw[1] + (p[3] * f[0] - p[1] * f[2]);
+  *(mbt__v4u*)(F0 + 2 * nv) = Kw[2] + (p[1] * f[1] - p[2] * f[0]);
+  for (int r = 0; r < 3; ++r) *(mbt__v4u*)(F0 + (size_t)(3 + r) * nv) = f[r];
+}
+
 /* Rows r0..r0+nr−1 (2 ≤ nr ≤ 4, one run): the block on the diagonal, then the shared path. */
 MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, int nr, const mbt_real* Ft,
                                     mbt_real* M) {
@@ -303,11 +336,18 @@ MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, b
   for (; i0 + 3 < tree->num_local_nodes; i0 += 4) reexpress4(&ctx->I_Mo_M[i0], &X_WM[i0], &Ic[i0]);
 #endif
   for (int i = i0; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
+  bool quad = false; /* node i is one of the four revolute nodes g..g+3, g = i − (i − 1) mod 4 */
   for (int i = tree->num_local_nodes - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
-    const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
+    const mbt_inertia_moments* I = &Ic[i];  /* complete: the children (and nodes after i) have been added */
     const mbt_vec3 p_RoMo = X_WM[i].p;
-    column_forces(L, I, &ctx->pc.H[L->v_start], p_RoMo, nv, Ft);
+#ifdef MBT__MM_BLOCKS
+    if ((i - 1) % 4 == 3) quad = revolute_quad(tree, i - 3);
+    if (quad && (i - 1) % 4 == 0)
+      column_forces4(I, &ctx->pc.H[L->v_start], &X_WM[i], nv, Ft + L->v_start);
+    else if (!quad)
+#endif
+      column_forces(L, I, &ctx->pc.H[L->v_start], p_RoMo, nv, Ft);
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
   store_rows(ctx, tree->nv, direct, M);
