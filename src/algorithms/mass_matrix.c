@@ -4,12 +4,23 @@
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
 
-/* The upper triangle is stored with the lower one when M (nv ≤ 128: 128 KiB) stays in the L2
- * cache (measured 13–17 % faster than mirroring at nv = 6..30), or when M is sparse (fewer than
- * nv²/16 nonzeros below the diagonal: a branched tree, whose mirroring would copy mostly zeros);
- * otherwise the stores down a column miss the cache (and alias in it when nv·8 bytes is a
- * multiple of 2 KiB), and the upper triangle is mirrored afterwards by tiles. */
+/* Rows four at a time (store_block) where the compiler has GCC's or clang's vector extensions. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define MBT__MM_BLOCKS 1
+#endif
+
+/* The upper triangle is stored with the lower one when M stays in the caches (row by row, nv ≤ 128:
+ * 128 KiB in L2, measured 13–17 % faster than mirroring at nv = 6..30; four rows at a time, nv ≤
+ * 1024: each store down a column writes four entries, 1.0–1.5× faster than mirroring at nv = 256
+ * to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
+ * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
+ * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
+ * afterwards by tiles. */
+#ifdef MBT__MM_BLOCKS
+#define MBT__MASS_MATRIX_DIRECT_MAX_NV 1024
+#else
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
+#endif
 
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
@@ -110,7 +121,7 @@ MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, i
   }
 }
 
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#ifdef MBT__MM_BLOCKS
 /* Up to four rows r0..r0+nr−1 of one run at a time (GCC's and clang's vector extensions, four
  * lanes: two SSE2 halves in the baseline code, one AVX2 register in the other): with Fv_r =
  * (F_r0[r], ..., F_r0+3[r]) the six vectors of their column forces' components, column c of the
@@ -120,7 +131,6 @@ MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, i
  * C_j = Fv_j. Every row shares its path below r0; the block on the diagonal takes lane a of
  * C_r0+b for b ≤ a and its transpose above. Per entry 1.5 vector multiply-adds against 6 scalar
  * ones. */
-#define MBT__MM_BLOCKS 1
 typedef mbt_real mbt__v4 __attribute__((vector_size(32)));
 typedef mbt_real mbt__v4u __attribute__((vector_size(32), aligned(8)));
 typedef mbt_real mbt__v2u __attribute__((vector_size(16), aligned(8)));
