@@ -217,24 +217,36 @@ MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool dir
   for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, nr, c, &Fv[c - unit_start]);
 }
 
+/* V[j] lane l = p[l·stride + j], j < 4: four numbers of each of four structs of `stride` numbers,
+ * loaded four at a time and transposed in registers; mm_store4 the reverse. */
+MBT__ALWAYS_INLINE void mm_load4(const mbt_real* p, size_t stride, mbt__v4* V) {
+  mbt__v4 L[4];
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)(p + (size_t)l * stride);
+  mm_transpose(L, V);
+}
+MBT__ALWAYS_INLINE void mm_store4(const mbt__v4* V, size_t stride, mbt_real* p) {
+  mbt__v4 L[4];
+  mm_transpose(V, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)(p + (size_t)l * stride) = L[l];
+}
+
+#define MBT__MOMENTS_STRIDE (sizeof(mbt_inertia_moments) / sizeof(mbt_real))
+#define MBT__TRANSFORM_STRIDE (sizeof(mbt_transform) / sizeof(mbt_real))
+/* The moments of four consecutive nodes: mh = (m, h), Ka = K0..K3, Kb = K2..K5. */
+MBT__ALWAYS_INLINE void mm_load_moments4(const mbt_inertia_moments* I, mbt__v4* mh, mbt__v4* Ka, mbt__v4* Kb) {
+  mm_load4(&I->m, MBT__MOMENTS_STRIDE, mh);
+  mm_load4(&I->K[0], MBT__MOMENTS_STRIDE, Ka);
+  mm_load4(&I->K[2], MBT__MOMENTS_STRIDE, Kb);
+}
+
 /* The moments of four nodes re-expressed at once, lane l node i + l: mbt__moments_reexpress's
- * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products, the nodes' R (12 numbers
- * of X_WM from R₀₀), {m, h} and K (10 numbers) loaded and stored four at a time and transposed in
- * registers. */
+ * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products. */
 MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
-  mbt__v4 L[4], Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[0][0];
-  mm_transpose(L, Ra); /* R00 R01 R02 R10 */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[1][1];
-  mm_transpose(L, Rb); /* R11 R12 R20 R21 */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[2][2];
-  mm_transpose(L, Rc); /* R22 p */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].m;
-  mm_transpose(L, mh); /* m h */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[0];
-  mm_transpose(L, Ka); /* K0..K3 */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[2];
-  mm_transpose(L, Kb); /* K2..K5 */
+  mbt__v4 Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
+  mm_load4(&X->R.m[0][0], MBT__TRANSFORM_STRIDE, Ra); /* R00 R01 R02 R10 */
+  mm_load4(&X->R.m[1][1], MBT__TRANSFORM_STRIDE, Rb); /* R11 R12 R20 R21 */
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, Rc); /* R22 p */
+  mm_load_moments4(I, mh, Ka, Kb);
   const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
   const mbt__v4 k[3][3] = {{Ka[0], Ka[3], Kb[2]}, {Ka[3], Ka[1], Kb[3]}, {Kb[2], Kb[3], Ka[2]}};
   mbt__v4 A[3][3], Km[4], Ks[4];
@@ -244,14 +256,11 @@ MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_trans
   Km[0] = mh[0];
   for (int i = 0; i < 3; ++i) Km[1 + i] = R[i][0] * mh[1] + R[i][1] * mh[2] + R[i][2] * mh[3];
   Ks[0] = MBT__ARt(0, 0), Ks[1] = MBT__ARt(1, 1), Ks[2] = MBT__ARt(2, 2), Ks[3] = MBT__ARt(0, 1);
-  mm_transpose(Km, L);
-  for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].m = L[l];
-  mm_transpose(Ks, L);
-  for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].K[0] = L[l];
+  mm_store4(Km, MBT__MOMENTS_STRIDE, &IR->m);
+  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[0]);
   Ks[0] = Ks[2], Ks[1] = Ks[3], Ks[2] = MBT__ARt(0, 2), Ks[3] = MBT__ARt(1, 2);
 #undef MBT__ARt
-  mm_transpose(Ks, L);
-  for (int l = 0; l < 4; ++l) *(mbt__v4u*)&IR[l].K[2] = L[l];
+  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[2]);
 }
 
 /* Nodes g..g+3 are revolute with one velocity each, consecutive (column_forces4). */
@@ -263,21 +272,13 @@ static inline bool revolute_quad(const mbt_tree* tree, int g) {
 }
 
 /* column_forces of four revolute nodes g..g+3 with one velocity each, consecutive, at once (lane l
- * node g + l; their composite inertias, columns and p_RoMo transposed in registers):
- * F = [K·w + p_RoMo × f; f], f = w × h; stored four velocities at a time. */
+ * node g + l): F = [K·w + p_RoMo × f; f], f = w × h; stored four velocities at a time. */
 MBT__ALWAYS_INLINE void column_forces4(const mbt_inertia_moments* I, const mbt_spatial_velocity* H,
                                        const mbt_transform* X, size_t nv, mbt_real* F0) {
-  mbt__v4 L[4], mh[4], Ka[4], Kb[4], w[4], p[4];
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].m;
-  mm_transpose(L, mh); /* m h */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[0];
-  mm_transpose(L, Ka); /* K0..K3 */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&I[l].K[2];
-  mm_transpose(L, Kb); /* K2..K5 */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)H[l].coeffs;
-  mm_transpose(L, w); /* w */
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)&X[l].R.m[2][2];
-  mm_transpose(L, p); /* R22 p */
+  mbt__v4 mh[4], Ka[4], Kb[4], w[4], p[4];
+  mm_load_moments4(I, mh, Ka, Kb);
+  mm_load4(H->coeffs, sizeof *H / sizeof(mbt_real), w); /* w */
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, p);   /* R22 p */
   const mbt__v4 f[3] = {w[1] * mh[3] - w[2] * mh[2], w[2] * mh[1] - w[0] * mh[3], w[0] * mh[2] - w[1] * mh[1]};
   const mbt__v4 Kw[3] = {Ka[0] * w[0] + Ka[3] * w[1] + Kb[2] * w[2], Ka[3] * w[0] + Ka[1] * w[1] + Kb[3] * w[2],
                          Kb[2] * w[0] + Kb[3] * w[1] + Ka[2] * w[2]};
