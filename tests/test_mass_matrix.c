@@ -165,10 +165,11 @@ static void test_chain_and_star(void** s) {
 }
 
 /* Every entry of M written, exactly symmetric and equal to the inverse-dynamics method's: chains
- * of 7 and 8 (the rows walked as one run, the upper triangle stored with them); above 128
- * velocities the upper triangle of a dense M is mirrored from the lower one by tiles: a chain of
- * 150 (nv not a multiple of the 16-wide tiles) and a trunk of 70 with two limbs of 40 (zero
- * blocks between the limbs); a sparse M (a binary tree of 200) is stored directly. */
+ * of 7, 8 and 150 (the rows walked as one run four at a time, the last two or three together, the
+ * upper triangle stored with them); above 1024 velocities (128 without the four-row blocks) the
+ * upper triangle of a dense M is mirrored from the lower one by tiles: a chain of 1030 (nv not a
+ * multiple of the 16-wide tiles) and a trunk of 500 with two limbs of 300 (zero blocks between the
+ * limbs); a sparse M (a binary tree of 200) is stored directly. */
 static void check_every_entry(mbt_tree* tree) {
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   mbt_context* ctx = mbt_context_create(tree);
@@ -200,10 +201,12 @@ static void test_mirrored(void** s) {
     tu_add_chain(small, "l", n, true);
     check_every_entry(small);
   }
-  mbt_tree* chain = mbt_tree_create();
-  tu_add_chain(chain, "l", 150, true);
-  check_every_entry(chain);
-  check_every_entry(trunk_with_two_limbs(70, 40));
+  for (int k = 0; k < 2; ++k) {
+    mbt_tree* chain = mbt_tree_create();
+    tu_add_chain(chain, "l", k ? 1030 : 150, true);
+    check_every_entry(chain);
+  }
+  check_every_entry(trunk_with_two_limbs(500, 300));
   mbt_tree* binary = mbt_tree_create();
   int body[200];
   for (int i = 0; i < 200; ++i) {

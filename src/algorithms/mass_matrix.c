@@ -4,12 +4,23 @@
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
 
-/* The upper triangle is stored with the lower one when M (nv ≤ 128: 128 KiB) stays in the L2
- * cache (measured 13–17 % faster than mirroring at nv = 6..30), or when M is sparse (fewer than
- * nv²/16 nonzeros below the diagonal: a branched tree, whose mirroring would copy mostly zeros);
- * otherwise the stores down a column miss the cache (and alias in it when nv·8 bytes is a
- * multiple of 2 KiB), and the upper triangle is mirrored afterwards by tiles. */
+/* Rows four at a time (store_block) where the compiler has GCC's or clang's vector extensions. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define MBT__MM_BLOCKS 1
+#endif
+
+/* The upper triangle is stored with the lower one when M stays in the caches (row by row, nv ≤ 128:
+ * 128 KiB in L2, measured 13–17 % faster than mirroring at nv = 6..30; four rows at a time, nv ≤
+ * 1024: each store down a column writes four entries, 1.0–1.5× faster than mirroring at nv = 256
+ * to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
+ * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
+ * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
+ * afterwards by tiles. */
+#ifdef MBT__MM_BLOCKS
+#define MBT__MASS_MATRIX_DIRECT_MAX_NV 1024
+#else
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
+#endif
 
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
@@ -48,28 +59,34 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  *   contiguously, and for a small or sparse M (above) column j of the upper one; otherwise
  *   the upper triangle is mirrored by tiles afterwards.
  * Entries between nodes that are neither ancestor nor descendant of each other are zero. */
-/* F_k = Ic·H_k at Mo shifted to Ro (above). For a node with S = I (tree_internal.h: it hangs from
- * the world, Ro = Mo) H_k = e_k and F_k is column k of Ic: [K·e_k; −h × e_k] for k < 3,
- * [h × e_j; m·e_j] for k = 3 + j. */
-static inline void column_force(const mbt_local_node* L, const mbt_inertia_moments* I, const mbt_spatial_velocity* H,
-                         mbt_vec3 p_RoMo, int k, mbt_spatial_force* F) {
+/* The node's column forces F_k = Ic·H_k at Mo shifted to Ro (above) into Ft (ctx->crba_F: component
+ * r of F_k at r·nv + k). For a node with S = I (tree_internal.h: it hangs from the world, Ro = Mo)
+ * H_k = e_k and F_k is column k of Ic: [K·e_k; −h × e_k] for k < 3, [h × e_j; m·e_j] for k = 3 + j,
+ * written entry by entry (Ic is symmetric: component r of F_k is component k of F_r). */
+MBT__ALWAYS_INLINE void column_forces(const mbt_local_node* L, const mbt_inertia_moments* I,
+                                      const mbt_spatial_velocity* H, mbt_vec3 p_RoMo, size_t nv, mbt_real* Ft) {
+  mbt_real* F0 = Ft + L->v_start;
   if (L->S_is_identity) {
     const mbt_real* K = I->K;
     const mbt_real hx = I->h.v[0], hy = I->h.v[1], hz = I->h.v[2], m = I->m;
-    const mbt_real col[6][6] = {{K[0], K[3], K[4], 0, -hz, hy}, {K[3], K[1], K[5], hz, 0, -hx},
-                                {K[4], K[5], K[2], -hy, hx, 0}, {0, hz, -hy, m, 0, 0},
-                                {-hz, 0, hx, 0, m, 0},          {hy, -hx, 0, 0, 0, m}};
-    for (int r = 0; r < 6; ++r) F->coeffs[r] = col[k][r];
+    const mbt_real col[21] = {K[0], K[3], K[4], 0,  -hz, hy, K[1], K[5], hz, 0, -hx,
+                              K[2], -hy,  hx,   0, m,   0,  0,  m,    0,    m};
+    for (int k = 0, e = 0; k < 6; ++k)
+      for (int r = k; r < 6; ++r, ++e) F0[(size_t)r * nv + (size_t)k] = F0[(size_t)k * nv + (size_t)r] = col[e];
     return;
   }
-  const mbt_vec3 w = H->w;
-  if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
-    F->tau = mbt__moments_K_mul(I, w);
-    F->f = mbt_vec3_cross(w, I->h);
-  } else {
-    mbt__moments_mul(I, w, mbt_vec3_sub(H->v, mbt_vec3_cross(p_RoMo, w)), &F->tau, &F->f);
+  for (int k = 0; k < L->nv; ++k) {
+    const mbt_vec3 w = H[k].w;
+    mbt_spatial_force F;
+    if (L->type == MBT_MOBILIZER_REVOLUTE) { /* v_Mo = 0 */
+      F.tau = mbt__moments_K_mul(I, w);
+      F.f = mbt_vec3_cross(w, I->h);
+    } else {
+      mbt__moments_mul(I, w, mbt_vec3_sub(H[k].v, mbt_vec3_cross(p_RoMo, w)), &F.tau, &F.f);
+    }
+    F.tau = mbt_vec3_add(F.tau, mbt_vec3_cross(p_RoMo, F.f));
+    for (int r = 0; r < 6; ++r) F0[(size_t)r * nv + (size_t)k] = F.coeffs[r];
   }
-  F->tau = mbt_vec3_add(F->tau, mbt_vec3_cross(p_RoMo, F->f));
 }
 
 /* Row ck of M from F = F_ck: M[ck][c] = H_cᵀ·F along the path c = ck, λ(ck), ...: down the run of
@@ -78,11 +95,11 @@ static inline void column_force(const mbt_local_node* L, const mbt_inertia_momen
  * columns e_j at the top of the path (ctx->v_unit_end, consecutive) the entry is F's component j.
  * Column ck too when direct. (F's components as six scalars: as an array, the compiler reloaded
  * them after every store to M.) */
-static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_spatial_force* F, mbt_real* M) {
+MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_real* Ft, mbt_real* M) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
   const int unit_end = ctx->v_unit_end[ck], unit_start = unit_end - 6;
-  const mbt_real f0 = F->coeffs[0], f1 = F->coeffs[1], f2 = F->coeffs[2];
-  const mbt_real f3 = F->coeffs[3], f4 = F->coeffs[4], f5 = F->coeffs[5];
+  const mbt_real f0 = Ft[ck], f1 = Ft[nv + ck], f2 = Ft[2 * nv + ck];
+  const mbt_real f3 = Ft[3 * nv + ck], f4 = Ft[4 * nv + ck], f5 = Ft[5 * nv + ck];
   mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
 #define MBT__MM_ENTRY(c)                                                                                   \
   do {                                                                                                     \
@@ -98,9 +115,217 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
   for (; c >= unit_end; c = ctx->v_parent[c]) MBT__MM_ENTRY(c);
 #undef MBT__MM_ENTRY
   for (; c >= unit_start && c >= 0; --c) {
-    const mbt_real Mck = F->coeffs[c - unit_start];
+    const mbt_real Mck = Ft[(size_t)(c - unit_start) * (size_t)nv + (size_t)ck];
     Mrow[c] = Mck;
     if (direct) M[(size_t)c * (size_t)nv + (size_t)ck] = Mck;
+  }
+}
+
+#ifdef MBT__MM_BLOCKS
+/* Up to four rows r0..r0+nr−1 of one run at a time (GCC's and clang's vector extensions, four
+ * lanes: two SSE2 halves in the baseline code, one AVX2 register in the other): with Fv_r =
+ * (F_r0[r], ..., F_r0+3[r]) the six vectors of their column forces' components, column c of the
+ * rows is C_c = Σ_r H_c[r]·Fv_r (M[r0+a][c] in lane a, a < nr), which is also M[c][r0..r0+nr−1]
+ * of the upper triangle, stored contiguously; four consecutive columns are transposed in
+ * registers into the rows' entries, and on the six unit columns e_j at the top of the path
+ * C_j = Fv_j. Every row shares its path below r0; the block on the diagonal takes lane a of
+ * C_r0+b for b ≤ a and its transpose above. Per entry 1.5 vector multiply-adds against 6 scalar
+ * ones. */
+typedef mbt_real mbt__v4 __attribute__((vector_size(32)));
+typedef mbt_real mbt__v4u __attribute__((vector_size(32), aligned(8)));
+typedef mbt_real mbt__v2u __attribute__((vector_size(16), aligned(8)));
+
+/* (Vectors by pointer: passed by value they change the ABI between the two compilations.) */
+MBT__ALWAYS_INLINE void mm_column(const mbt_real* h, const mbt__v4* Fv, mbt__v4* C) {
+  *C = ((h[0] * Fv[0] + h[3] * Fv[3]) + (h[1] * Fv[1] + h[4] * Fv[4])) + (h[2] * Fv[2] + h[5] * Fv[5]);
+}
+
+/* Rows of the 4×4 matrix whose columns are C[0..3]. */
+MBT__ALWAYS_INLINE void mm_transpose(const mbt__v4* C, mbt__v4* R) {
+  const mbt__v4 t0 = __builtin_shufflevector(C[0], C[1], 0, 4, 2, 6);
+  const mbt__v4 t1 = __builtin_shufflevector(C[0], C[1], 1, 5, 3, 7);
+  const mbt__v4 t2 = __builtin_shufflevector(C[2], C[3], 0, 4, 2, 6);
+  const mbt__v4 t3 = __builtin_shufflevector(C[2], C[3], 1, 5, 3, 7);
+  R[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  R[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  R[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  R[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* Lanes 0..nr−1 of C at p (2 ≤ nr ≤ 4). */
+MBT__ALWAYS_INLINE void mm_store_lanes(mbt_real* p, const mbt__v4* C, int nr) {
+  if (nr == 4) {
+    *(mbt__v4u*)p = *C;
+    return;
+  }
+  *(mbt__v2u*)p = __builtin_shufflevector(*C, *C, 0, 1);
+  if (nr == 3) p[2] = (*C)[2];
+}
+
+/* Column c of the rows r0..r0+nr−1 (C = C_c): M[r0+a][c], and M[c][r0..r0+nr−1] when direct. */
+MBT__ALWAYS_INLINE void mm_store_column(mbt_real* M, size_t nv, bool direct, int r0, int nr, int c,
+                                        const mbt__v4* C) {
+  if (direct) mm_store_lanes(M + (size_t)c * nv + (size_t)r0, C, nr);
+  for (int a = 0; a < nr; ++a) M[(size_t)(r0 + a) * nv + (size_t)c] = (*C)[a];
+}
+
+/* The six unit columns e_j at us..us+5 (C_j = Fv_j): rows by two transposes. */
+MBT__ALWAYS_INLINE void mm_store_unit_columns(mbt_real* M, size_t nv, bool direct, int r0, int nr, int us,
+                                              const mbt__v4* Fv) {
+  mbt__v4 R[4], R2[4];
+  if (direct)
+    for (int j = 0; j < 6; ++j) mm_store_lanes(M + (size_t)(us + j) * nv + (size_t)r0, &Fv[j], nr);
+  const mbt__v4 F45[4] = {Fv[4], Fv[5], Fv[4], Fv[5]};
+  mm_transpose(Fv, R);
+  mm_transpose(F45, R2);
+  for (int a = 0; a < nr; ++a) {
+    mbt_real* row = M + (size_t)(r0 + a) * nv + (size_t)us;
+    *(mbt__v4u*)row = R[a];
+    *(mbt__v2u*)(row + 4) = __builtin_shufflevector(R2[a], R2[a], 0, 1);
+  }
+}
+
+/* The block's columns below r0 along the shared path: the run (four at a time), then by λ, then
+ * the unit columns. */
+MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool direct, int r0, int nr,
+                                      const mbt__v4* Fv, mbt_real* M) {
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
+  const int unit_end = ctx->v_unit_end[r0], unit_start = unit_end - 6;
+  const int stop = ctx->v_run_start[r0] > unit_end ? ctx->v_run_start[r0] : unit_end;
+  mbt__v4 C[4], R[4];
+  int c = r0 - 1;
+  for (; c - 3 >= stop; c -= 4) {
+    for (int b = 0; b < 4; ++b) mm_column(H_Ro[c - 3 + b].coeffs, Fv, &C[b]);
+    if (direct)
+      for (int b = 0; b < 4; ++b) mm_store_lanes(M + (size_t)(c - 3 + b) * n + (size_t)r0, &C[b], nr);
+    mm_transpose(C, R);
+    for (int a = 0; a < nr; ++a) *(mbt__v4u*)(M + (size_t)(r0 + a) * n + (size_t)(c - 3)) = R[a];
+  }
+  for (; c >= stop; --c) {
+    mm_column(H_Ro[c].coeffs, Fv, &C[0]);
+    mm_store_column(M, n, direct, r0, nr, c, &C[0]);
+  }
+  if (stop > unit_end) c = ctx->v_parent[stop];
+  for (; c >= unit_end; c = ctx->v_parent[c]) {
+    mm_column(H_Ro[c].coeffs, Fv, &C[0]);
+    mm_store_column(M, n, direct, r0, nr, c, &C[0]);
+  }
+  if (c == unit_end - 1 && unit_start >= 0) {
+    mm_store_unit_columns(M, n, direct, r0, nr, unit_start, Fv);
+    return;
+  }
+  for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, nr, c, &Fv[c - unit_start]);
+}
+
+/* V[j] lane l = p[l·stride + j], j < 4: four numbers of each of four structs of `stride` numbers,
+ * loaded four at a time and transposed in registers; mm_store4 the reverse. */
+MBT__ALWAYS_INLINE void mm_load4(const mbt_real* p, size_t stride, mbt__v4* V) {
+  mbt__v4 L[4];
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)(p + (size_t)l * stride);
+  mm_transpose(L, V);
+}
+MBT__ALWAYS_INLINE void mm_store4(const mbt__v4* V, size_t stride, mbt_real* p) {
+  mbt__v4 L[4];
+  mm_transpose(V, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)(p + (size_t)l * stride) = L[l];
+}
+
+#define MBT__MOMENTS_STRIDE (sizeof(mbt_inertia_moments) / sizeof(mbt_real))
+#define MBT__TRANSFORM_STRIDE (sizeof(mbt_transform) / sizeof(mbt_real))
+/* The moments of four consecutive nodes: mh = (m, h), Ka = K0..K3, Kb = K2..K5. */
+MBT__ALWAYS_INLINE void mm_load_moments4(const mbt_inertia_moments* I, mbt__v4* mh, mbt__v4* Ka, mbt__v4* Kb) {
+  mm_load4(&I->m, MBT__MOMENTS_STRIDE, mh);
+  mm_load4(&I->K[0], MBT__MOMENTS_STRIDE, Ka);
+  mm_load4(&I->K[2], MBT__MOMENTS_STRIDE, Kb);
+}
+
+/* The moments of four nodes re-expressed at once, lane l node i + l: mbt__moments_reexpress's
+ * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products. */
+MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
+  mbt__v4 Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
+  mm_load4(&X->R.m[0][0], MBT__TRANSFORM_STRIDE, Ra); /* R00 R01 R02 R10 */
+  mm_load4(&X->R.m[1][1], MBT__TRANSFORM_STRIDE, Rb); /* R11 R12 R20 R21 */
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, Rc); /* R22 p */
+  mm_load_moments4(I, mh, Ka, Kb);
+  const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
+  const mbt__v4 k[3][3] = {{Ka[0], Ka[3], Kb[2]}, {Ka[3], Ka[1], Kb[3]}, {Kb[2], Kb[3], Ka[2]}};
+  mbt__v4 A[3][3], Km[4], Ks[4];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = R[i][0] * k[0][j] + R[i][1] * k[1][j] + R[i][2] * k[2][j];
+#define MBT__ARt(i, j) (A[i][0] * R[j][0] + A[i][1] * R[j][1] + A[i][2] * R[j][2])
+  Km[0] = mh[0];
+  for (int i = 0; i < 3; ++i) Km[1 + i] = R[i][0] * mh[1] + R[i][1] * mh[2] + R[i][2] * mh[3];
+  Ks[0] = MBT__ARt(0, 0), Ks[1] = MBT__ARt(1, 1), Ks[2] = MBT__ARt(2, 2), Ks[3] = MBT__ARt(0, 1);
+  mm_store4(Km, MBT__MOMENTS_STRIDE, &IR->m);
+  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[0]);
+  Ks[0] = Ks[2], Ks[1] = Ks[3], Ks[2] = MBT__ARt(0, 2), Ks[3] = MBT__ARt(1, 2);
+#undef MBT__ARt
+  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[2]);
+}
+
+/* Nodes g..g+3 are revolute with one velocity each, consecutive (column_forces4). */
+static inline bool revolute_quad(const mbt_tree* tree, int g) {
+  const mbt_local_node* L = &tree->local_nodes[g];
+  for (int l = 0; l < 4; ++l)
+    if (L[l].type != MBT_MOBILIZER_REVOLUTE || L[l].nv != 1 || L[l].v_start != L[0].v_start + l) return false;
+  return true;
+}
+
+/* column_forces of four revolute nodes g..g+3 with one velocity each, consecutive, at once (lane l
+ * node g + l): F = [K·w + p_RoMo × f; f], f = w × h; stored four velocities at a time. */
+MBT__ALWAYS_INLINE void column_forces4(const mbt_inertia_moments* I, const mbt_spatial_velocity* H,
+                                       const mbt_transform* X, size_t nv, mbt_real* F0) {
+  mbt__v4 mh[4], Ka[4], Kb[4], w[4], p[4];
+  mm_load_moments4(I, mh, Ka, Kb);
+  mm_load4(H->coeffs, sizeof *H / sizeof(mbt_real), w); /* w */
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, p);   /* R22 p */
+  const mbt__v4 f[3] = {w[1] * mh[3] - w[2] * mh[2], w[2] * mh[1] - w[0] * mh[3], w[0] * mh[2] - w[1] * mh[1]};
+  const mbt__v4 Kw[3] = {Ka[0] * w[0] + Ka[3] * w[1] + Kb[2] * w[2], Ka[3] * w[0] + Ka[1] * w[1] + Kb[3] * w[2],
+                         Kb[2] * w[0] + Kb[3] * w[1] + Ka[2] * w[2]};
+  *(mbt__v4u*)F0 = Kw[0] + (p[2] * f[2] - p[3] * f[1]);
+  *(mbt__v4u*)(F0 + nv) = Kw[1] + (p[3] * f[0] - p[1] * f[2]);
+  *(mbt__v4u*)(F0 + 2 * nv) = Kw[2] + (p[1] * f[1] - p[2] * f[0]);
+  for (int r = 0; r < 3; ++r) *(mbt__v4u*)(F0 + (size_t)(3 + r) * nv) = f[r];
+}
+
+/* Rows r0..r0+nr−1 (2 ≤ nr ≤ 4, one run): the block on the diagonal, then the shared path. */
+MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, int nr, const mbt_real* Ft,
+                                    mbt_real* M) {
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
+  const size_t n = (size_t)nv;
+  mbt__v4 Fv[6], C[4], R[4], D[4];
+  for (int r = 0; r < 6; ++r) Fv[r] = *(const mbt__v4u*)(Ft + (size_t)r * n + (size_t)r0);
+  for (int b = 0; b < 4; ++b) mm_column(H_Ro[r0 + (b < nr ? b : 0)].coeffs, Fv, &C[b]);
+  mm_transpose(C, R);
+  D[0] = __builtin_shufflevector(R[0], C[0], 0, 5, 6, 7);
+  D[1] = __builtin_shufflevector(R[1], C[1], 0, 1, 6, 7);
+  D[2] = __builtin_shufflevector(R[2], C[2], 0, 1, 2, 7);
+  D[3] = R[3];
+  for (int a = 0; a < nr; ++a) mm_store_lanes(M + (size_t)(r0 + a) * n + (size_t)r0, &D[a], nr);
+  mm_store_path(ctx, n, direct, r0, nr, Fv, M);
+}
+#endif
+
+/* The rows of M from the column forces F_k (ctx->crba_F), last to first: up to four at a time
+ * inside a run where the compiler has vector extensions (store_block), else one (store_row). */
+MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, mbt_real* M) {
+  const mbt_real* Ft = ctx->crba_F;
+  for (int ck = nv - 1; ck >= 0;) {
+#ifdef MBT__MM_BLOCKS
+    const int len = ck - ctx->v_run_start[ck] + 1;
+    if (len >= 4) {
+      store_block(ctx, nv, direct, ck - 3, 4, Ft, M);
+      ck -= 4;
+      continue;
+    }
+    if (len >= 2) {
+      len == 3 ? store_block(ctx, nv, direct, ck - 2, 3, Ft, M) : store_block(ctx, nv, direct, ck - 1, 2, Ft, M);
+      ck -= len;
+      continue;
+    }
+#endif
+    store_row(ctx, nv, direct, ck, Ft, M);
+    --ck;
   }
 }
 
@@ -110,23 +335,33 @@ static inline void store_row(const mbt_context* ctx, int nv, bool direct, int ck
  * position cache, which must not depend on which function computed it (and compiled for AVX2
  * with the vectorizer's pairing of scalars, the call was slower). */
 
-/* The inertias re-expressed in W, then tip to base: the column forces, the rows of M (the nv²
- * part) and the composite inertias. */
+/* The inertias re-expressed in W, then tip to base: the column forces (into ctx->crba_F) and the
+ * composite inertias; then the rows of M (the nv² part). */
 MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
-  for (int i = 1; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
+  const size_t nv = (size_t)tree->nv;
+  mbt_real* Ft = ctx->crba_F;
+  int i0 = 1;
+#ifdef MBT__MM_BLOCKS
+  for (; i0 + 3 < tree->num_local_nodes; i0 += 4) reexpress4(&ctx->I_Mo_M[i0], &X_WM[i0], &Ic[i0]);
+#endif
+  for (int i = i0; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
+  bool quad = false; /* node i is one of the four revolute nodes g..g+3, g = i − (i − 1) mod 4 */
   for (int i = tree->num_local_nodes - 1; i > 0; --i) {
     const mbt_local_node* L = &tree->local_nodes[i];
-    const mbt_inertia_moments* I = &Ic[i];  /* complete: the children have been added */
+    const mbt_inertia_moments* I = &Ic[i];  /* complete: the children (and nodes after i) have been added */
     const mbt_vec3 p_RoMo = X_WM[i].p;
-    for (int k = 0; k < L->nv; ++k) {
-      mbt_spatial_force F;
-      column_force(L, I, &ctx->pc.H[L->v_start + k], p_RoMo, k, &F);
-      store_row(ctx, tree->nv, direct, L->v_start + k, &F, M);
-    }
+#ifdef MBT__MM_BLOCKS
+    if ((i - 1) % 4 == 3) quad = revolute_quad(tree, i - 3);
+    if (quad && (i - 1) % 4 == 0)
+      column_forces4(I, &ctx->pc.H[L->v_start], &X_WM[i], nv, Ft + L->v_start);
+    else if (!quad)
+#endif
+      column_forces(L, I, &ctx->pc.H[L->v_start], p_RoMo, nv, Ft);
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
+  store_rows(ctx, tree->nv, direct, M);
 }
 static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
   inertia_passes(tree, ctx, direct, M);

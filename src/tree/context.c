@@ -69,6 +69,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->cos_q);
   mbt_multibody_forces_destroy(ctx->forces);
   free(ctx->v_run_start);
+  free(ctx->crba_F);
   free(ctx);
 }
 
@@ -127,6 +128,7 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   ctx->forces = mbt_multibody_forces_create(tree);
   if (!ctx->forces) *failed = true;
   ctx->v_run_start = alloc(nv, sizeof(int), failed);
+  ctx->crba_F = alloc(6 * nv + 3, sizeof(mbt_real), failed); /* + 3: four-lane loads */
 }
 
 /* The world's pose, reference point and velocity, which no pass writes. */

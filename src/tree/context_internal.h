@@ -142,6 +142,8 @@ struct mbt_context {
   int* v_run_start;                     /* [nv] the first velocity r of the run ending at k on
                                            k's path: λ(j) = j − 1 for r < j ≤ k (mass_matrix.c
                                            walks it without chasing λ) */
+  mbt_real* crba_F;                     /* [6·nv + 3] the mass matrix's column forces F_k = Ic·H_k:
+                                           component r of F_k at r·nv + k (mass_matrix.c) */
   char error[MBT_ERROR_MAX];
 };
 
