@@ -69,17 +69,6 @@ static inline void abi_set_rigid(abi* P, const mbt_inertia_moments* I) {
   P->C = (sym3){I->m, I->m, I->m, 0, 0, 0};
 }
 
-/* Column k of P as a 6-vector: P·e_k without arithmetic ([A(:,k); B(k,:)] for k < 3, [B(:,k−3);
- * C(:,k−3)] for k >= 3; the same numbers as abi_mul with the unit vector). */
-static void abi_column(const abi* P, int k, mbt_real* y) {
-  const mbt_real A[3][3] = {{P->A.xx, P->A.xy, P->A.xz}, {P->A.xy, P->A.yy, P->A.yz}, {P->A.xz, P->A.yz, P->A.zz}};
-  const mbt_real C[3][3] = {{P->C.xx, P->C.xy, P->C.xz}, {P->C.xy, P->C.yy, P->C.yz}, {P->C.xz, P->C.yz, P->C.zz}};
-  for (int r = 0; r < 3; ++r) {
-    y[r] = k < 3 ? A[r][k] : P->B.m[r][k - 3];
-    y[3 + r] = k < 3 ? P->B.m[k][r] : C[r][k - 3];
-  }
-}
-
 /* y = P·x: [A·alpha + B·a; Bᵀ·alpha + C·a] for x = [alpha; a]. */
 static inline void abi_mul(const abi* P, const mbt_real* x, mbt_real* y) {
   const mbt_vec3 al = mbt_vec3_make(x[0], x[1], x[2]), a = mbt_vec3_make(x[3], x[4], x[5]);
@@ -212,33 +201,48 @@ static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   }
 }
 
-/* D = P (symmetric 6×6, rows P[j]) = L·diag(d)·Lᵀ with L unit lower triangular, no square
- * roots [Golub & Van Loan, Matrix Computations, 4th ed., §4.1.2]: for j = 0..5, with
- * w_k = L_jk·d_k, d_j = P_jj − Σ_{k<j} w_k·L_jk and L_ij = (P_ij − Σ_{k<j} L_ik·w_k)/d_j (i > j).
- * LD holds L below the diagonal and 1/d_j on it. Returns the first row whose pivot d_j is not
- * above MBT__CHOLESKY_RTOL·scale[j] (d_j in *pivot), or −1. */
-static inline int ldlt6_factor(const mbt_spatial_force* P, const mbt_real* scale, mbt_real* LD, mbt_real* pivot) {
-  mbt_real d[6];
+/* D = P (symmetric 6×6, lower triangle a[i][j], i >= j) = L·diag(d)·Lᵀ with L unit lower
+ * triangular, no square roots [Golub & Van Loan, Matrix Computations, 4th ed., §4.1.2]: for
+ * j = 0..5, with w_k = L_jk·d_k, d_j = P_jj − Σ_{k<j} w_k·L_jk and L_ij = (P_ij − Σ_{k<j} L_ik·w_k)/d_j
+ * (i > j). Unrolled (constant indices: P, L and d stay in registers); L and 1/d_j are written to
+ * LD (L below the diagonal, 1/d_j on it) once at the end. Returns the first row whose pivot d_j is
+ * not above MBT__CHOLESKY_RTOL·scale[j] (d_j in *pivot), or −1. */
+static inline int ldlt6_factor(const mbt_real a[6][6], const mbt_real* scale, mbt_real* LD, mbt_real* pivot) {
+  mbt_real l[6][6], d[6], inv[6];
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 6
+#endif
   for (int j = 0; j < 6; ++j) {
-    const mbt_real* Lj = LD + 6 * j;
     mbt_real w[6];
-    mbt_real dj = P[j].coeffs[j];
+    mbt_real dj = a[j][j];
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 6
+#endif
     for (int k = 0; k < j; ++k) {
-      w[k] = Lj[k] * d[k];
-      dj -= w[k] * Lj[k];
+      w[k] = l[j][k] * d[k];
+      dj -= w[k] * l[j][k];
     }
     if (!pivot_is_regular(dj, scale[j])) {
       *pivot = dj;
       return j;
     }
     d[j] = dj;
-    const mbt_real inv = 1 / dj;
-    LD[7 * j] = inv;
+    inv[j] = 1 / dj;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 6
+#endif
     for (int i = j + 1; i < 6; ++i) {
-      mbt_real s = P[i].coeffs[j];
-      for (int k = 0; k < j; ++k) s -= LD[6 * i + k] * w[k];
-      LD[6 * i + j] = s * inv;
+      mbt_real s = a[i][j];
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 6
+#endif
+      for (int k = 0; k < j; ++k) s -= l[i][k] * w[k];
+      l[i][j] = s * inv[j];
     }
+  }
+  for (int i = 0; i < 6; ++i) {
+    LD[7 * i] = inv[i];
+    for (int j = 0; j < i; ++j) LD[6 * i + j] = l[i][j];
   }
   return -1;
 }
@@ -254,21 +258,29 @@ static inline void ldlt6_solve(const mbt_real* LD, mbt_real* x) {
 
 /* S = I₆ (a floating base hanging from the world): U = P, D = P = L·diag(d)·Lᵀ (ldlt6_factor)
  * with the pivots checked against the bound tr(Ic)·|e_k|² = tr(Ic), then exactly against
- * e_kᵀ·Ic·e_k when one fails the bound, and Pplus = 0. */
+ * e_kᵀ·Ic·e_k when one fails the bound, and Pplus = 0. (Pass 3 without U, Ã_λ = 0 below the
+ * world, was 1–2 % slower on UR5 and the 30-chain: the loop compiled differently, measured.) */
 MBT__NOINLINE static int project_floating_base(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
   const mbt_local_node* L = &tree->local_nodes[i];
-  mbt_spatial_force* U = &aba->U[L->v_start];
+  const abi* P = &aba->P[i];
   mbt_real* LD = aba->D_LLT + 6 * L->v_start;
+  const mbt_real a[6][6] = {  /* the lower triangle of [[A, B], [Bᵀ, C]] */
+    {P->A.xx},
+    {P->A.xy, P->A.yy},
+    {P->A.xz, P->A.yz, P->A.zz},
+    {P->B.m[0][0], P->B.m[1][0], P->B.m[2][0], P->C.xx},
+    {P->B.m[0][1], P->B.m[1][1], P->B.m[2][1], P->C.xy, P->C.yy},
+    {P->B.m[0][2], P->B.m[1][2], P->B.m[2][2], P->C.xz, P->C.yz, P->C.zz}};
   mbt_real scale[6], pivot = 0;
   for (int k = 0; k < 6; ++k) {
-    abi_column(&aba->P[i], k, U[k].coeffs);
     scale[k] = aba->Ic_trace[i];
+    for (int r = 0; r < 6; ++r) aba->U[L->v_start + k].coeffs[r] = r >= k ? a[r][k] : a[k][r];
   }
-  int row = ldlt6_factor(U, scale, LD, &pivot);
+  int row = ldlt6_factor(a, scale, LD, &pivot);
   if (row >= 0) {
     for (int k = 0; k < 6; ++k) scale[k] = pivot_scale_exact(tree, aba, i, &ctx->pc.H[L->v_start + k]);
-    row = ldlt6_factor(U, scale, LD, &pivot);
+    row = ldlt6_factor(a, scale, LD, &pivot);
     if (row >= 0) return singular_error(tree, ctx, L, pivot, scale[row]);
   }
   static const abi zero;
