@@ -13,6 +13,11 @@
 #include <emmintrin.h>
 #include <sleef.h>
 #define MBT__SINCOS_SLEEF 1
+#if defined(MBT__AVX2) && defined(MBT_HAVE_SINCOS_AVX2)
+/* sincos_avx2.c, compiled for AVX2/FMA */
+#define MBT__SINCOS_AVX2 1
+void mbt__sincos_avx2(const int* idx, int na, const mbt_real* q, mbt_real* sq, mbt_real* cq);
+#endif
 #endif
 
 int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const char* what) {
@@ -33,26 +38,6 @@ int mbt__check_tree_context(const mbt_tree* tree, const mbt_context* ctx, const 
  * picks the best 128-bit code for the CPU); SLEEF's 128- and 256-bit FMA code give the same bits.
  * Without SLEEF the C library's, one at a time. */
 #ifdef MBT__SINCOS_SLEEF
-#ifdef MBT__AVX2
-#include <immintrin.h>
-/* Sleef_sincosd4_u10avx2 (sleef.h declares it only where __AVX__ is defined for the whole file). */
-typedef struct { __m256d x, y; } mbt__sleef_m256d_2;
-MBT__AVX2_ATTRIBUTES mbt__sleef_m256d_2 Sleef_sincosd4_u10avx2(__m256d);
-
-MBT__AVX2_ATTRIBUTES static void sincos_avx2(const int* idx, int na, const mbt_real* q, mbt_real* sq, mbt_real* cq) {
-  for (int k = 0; k < na; k += 4) {
-    const int n = na - k < 4 ? na - k : 4;
-    const __m256d x = _mm256_set_pd(n > 3 ? q[idx[k + 3]] : 0, n > 2 ? q[idx[k + 2]] : 0, n > 1 ? q[idx[k + 1]] : 0,
-                                    q[idx[k]]);
-    const mbt__sleef_m256d_2 sc = Sleef_sincosd4_u10avx2(x);
-    mbt_real s[4], c[4];
-    _mm256_storeu_pd(s, sc.x);
-    _mm256_storeu_pd(c, sc.y);
-    for (int l = 0; l < n; ++l) sq[idx[k + l]] = s[l], cq[idx[k + l]] = c[l];
-  }
-}
-#endif
-
 static void sincos_sse2(const int* idx, int na, const mbt_real* q, mbt_real* sq, mbt_real* cq) {
   int k = 0;
   for (; k + 1 < na; k += 2) {
@@ -78,9 +63,9 @@ void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx) {
   const int na = tree->num_angles;
   const mbt_real* q = ctx->q;
 #ifdef MBT__SINCOS_SLEEF
-#ifdef MBT__AVX2
+#ifdef MBT__SINCOS_AVX2
   if (mbt__cpu_has_avx2_fma())
-    sincos_avx2(idx, na, q, ctx->sin_q, ctx->cos_q);
+    mbt__sincos_avx2(idx, na, q, ctx->sin_q, ctx->cos_q);
   else
 #endif
     sincos_sse2(idx, na, q, ctx->sin_q, ctx->cos_q);
