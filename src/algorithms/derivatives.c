@@ -527,12 +527,11 @@ MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace*
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
 }
-MBT_DERIV_KERNEL(descendant_entries, (const mbt_derivatives_workspace* ws, int k, mbt_real* dq, mbt_real* dv),
-                 (ws, k, dq, dv), (ws, k, dq, dv))
-
-static void descendant_pairs(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
-  for (int k = 0; k < ws->nv; ++k) descendant_entries(ws, k, dq, dv);
+MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+  for (int k = 0; k < ws->nv; ++k) descendant_entries_body(ws, k, dq, dv);
 }
+MBT_DERIV_PASSES(descendant_pairs, (const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv), (ws, dq, dv),
+                 (ws, dq, dv))
 
 /* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
 MBT__ALWAYS_INLINE void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {
