@@ -18,10 +18,11 @@ typedef mbt_real mbt_v6[6];
 /* The kernels of the O(nv²) and O(nv³) work have two versions: for baseline x86-64 and, where the
  * processor has them (ws->avx2, checked once per workspace by mbt__cpu_has_avx2_fma), for AVX2
  * and FMA; both give the same numbers to round-off. −M⁻¹·∂tau and the M⁻¹ sweeps are written
- * with intrinsics (derivatives_simd.c, derivatives_fd.c); the pair sweep is the same C compiled
- * for both targets (algorithms_internal.h, MBT__AVX2_ATTRIBUTES): MBT_DERIV_KERNEL(name, params,
- * args, body_args) defines name(params), called with args and dispatching on ws->avx2 (ws one
- * of the params), over name##_body(body_args), an always-inline function. */
+ * with intrinsics (derivatives_simd.c, derivatives_fd.c); the articulated update and the LᵀDL
+ * inverse are the same C compiled for both targets (algorithms_internal.h,
+ * MBT__AVX2_ATTRIBUTES): MBT_DERIV_KERNEL(name, params, args, body_args) defines name(params),
+ * called with args and dispatching on ws->avx2 (ws one of the params), over
+ * name##_body(body_args), an always-inline function. */
 #ifdef MBT__AVX2
 #define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
   static void name##_base params { name##_body body_args; }                     \
@@ -45,7 +46,7 @@ typedef mbt_real mbt_v6[6];
   MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body body_args; }     \
   MBT__PASSES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body body_args; } \
   static void name params {                                                               \
-    if (ws->avx512)                                                                       \
+    if (ws->avx2 && ws->avx512)                                                           \
       name##_avx512 args;                                                                 \
     else if (ws->avx2)                                                                    \
       name##_avx2 args;                                                                   \
@@ -76,7 +77,8 @@ struct mbt_derivatives_workspace {
   const mbt_tree* tree;
   int nv, nl;
   bool avx2;                    /* run the AVX2/FMA kernels */
-  bool avx512;                  /* and the AVX-512F copy of the passes */
+  bool avx512;                  /* and the AVX-512F copy of the passes (with avx2 alone: clearing
+                                   avx2 runs the baseline everywhere) */
   bool chain;                   /* every velocity's up is the one before it: the passes write every
                                    entry of ∂tau/∂(q, v), which are then not cleared first */
   bool minv_ltdl;               /* M⁻¹ and v̇ by the LᵀDL factor of M, not the articulated sweeps
