@@ -46,6 +46,20 @@ bool mbt__cpu_has_avx512f(void);
 #else
 #define MBT__ALWAYS_INLINE static inline
 #endif
+/* For whole recursive passes compiled three times (baseline, AVX2/FMA, AVX-512F for its 32 vector
+ * registers): GCC's SLP vectorizer off, its packing of scalar 3-vector products into 2- and 4-lane
+ * vectors costing more instructions than it saves (inverse_dynamics.c, derivatives.c). */
+#ifdef MBT__AVX2
+#if defined(__clang__)
+#define MBT__PASSES_AVX2_ATTRIBUTES MBT__AVX2_ATTRIBUTES
+#define MBT__PASSES_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx2,fma")))
+#else
+#define MBT__PASSES_AVX2_ATTRIBUTES \
+  __attribute__((target("avx2,fma"), optimize("fp-contract=fast", "no-tree-slp-vectorize")))
+#define MBT__PASSES_AVX512_ATTRIBUTES \
+  __attribute__((target("avx512f,avx2,fma"), optimize("fp-contract=fast", "no-tree-slp-vectorize")))
+#endif
+#endif
 
 /* ---- shared kernels of the local-node recursions --------------------------------------------- */
 /* Ic about Bo += Ic_C about Co shifted by d = p_BoCo (parallel-axis theorem by moments, as the

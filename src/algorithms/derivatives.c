@@ -76,6 +76,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->nv = tree->nv;
   ws->nl = tree->num_local_nodes;
   ws->avx2 = mbt__cpu_has_avx2_fma();
+  ws->avx512 = ws->avx2 && mbt__cpu_has_avx512f();
   /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
   const size_t node_bytes =
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
@@ -125,7 +126,7 @@ int mbt__derivatives_check(const mbt_tree* tree, mbt_context* ctx, const mbt_der
 
 /* X_FM(q) and the columns H_FM (at Mo, in F) of a local node; revolute and prismatic nodes
  * turn about / slide along ẑ (tree_internal.h). */
-static void local_X_FM_H(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L, mbt_transform* X_FM,
+MBT__ALWAYS_INLINE void local_X_FM_H(const mbt_tree* tree, const mbt_context* ctx, const mbt_local_node* L, mbt_transform* X_FM,
                          mbt_spatial_velocity* H) {
   const mbt_real* q = ctx->q + L->q_start;
   if (L->type == MBT_MOBILIZER_REVOLUTE) {
@@ -146,7 +147,7 @@ static void local_X_FM_H(const mbt_tree* tree, const mbt_context* ctx, const mbt
 /* The body's inertia {m, h, K} about Mo in M re-expressed in W by R = R_WM and shifted to Wo
  * by d = p_WoMo (mass points at r = d + r' from Wo):
  *   h = R·h' + m·d,  K = R·K'·Rᵀ + m·(|d|²·1 − d·dᵀ) + 2·(d·R·h')·1 − d·(R·h')ᵀ − (R·h')·dᵀ. */
-static void inertia_at_Wo(const mbt_inertia_moments* I, const mbt_transform* X_WM, mbt_inertia_moments* J) {
+MBT__ALWAYS_INLINE void inertia_at_Wo(const mbt_inertia_moments* I, const mbt_transform* X_WM, mbt_inertia_moments* J) {
   const mbt_mat3* R = &X_WM->R;
   const mbt_real* K = I->K;
   const mbt_real k[3][3] = {{K[0], K[3], K[4]}, {K[3], K[1], K[5]}, {K[4], K[5], K[2]}};
@@ -166,7 +167,7 @@ static void inertia_at_Wo(const mbt_inertia_moments* I, const mbt_transform* X_W
 
 /* Y of one body (derivatives_internal.h): with C = K·[ω]×, K·[ω]× − [ω]×·K = C + Cᵀ (K is
  * symmetric), and [h]×[u]× + [u]×[h]× = u·hᵀ + h·uᵀ − 2(u·h)·1. */
-static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, const mbt_real* Iv, mbt_ymat* Y) {
+MBT__ALWAYS_INLINE void body_Y(const mbt_inertia_moments* I, const mbt_real* v, const mbt_real* Iv, mbt_ymat* Y) {
   const mbt_real* K = I->K;
   const mbt_real* h = I->h.v;
   const mbt_real w0 = v[0], w1 = v[1], w2 = v[2], u0 = v[3], u1 = v[4], u2 = v[5];
@@ -185,13 +186,13 @@ static void body_Y(const mbt_inertia_moments* I, const mbt_real* v, const mbt_re
 }
 
 /* Σ·x for Σ stored as (xx, yy, zz, xy, xz, yz). */
-static inline void sym3_mul(const mbt_real* s, const mbt_real* x, mbt_real* y) {
+MBT__ALWAYS_INLINE void sym3_mul(const mbt_real* s, const mbt_real* x, mbt_real* y) {
   y[0] = s[0] * x[0] + s[3] * x[1] + s[4] * x[2];
   y[1] = s[3] * x[0] + s[1] * x[1] + s[5] * x[2];
   y[2] = s[4] * x[0] + s[5] * x[1] + s[2] * x[2];
 }
 /* Y·x = [Σ·x_ω + n × x_ω; b × x_ω] */
-static inline void y_mul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
+MBT__ALWAYS_INLINE void y_mul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
   sym3_mul(Y->s, x, y);
   y[0] += Y->n[1] * x[2] - Y->n[2] * x[1];
   y[1] += Y->n[2] * x[0] - Y->n[0] * x[2];
@@ -201,7 +202,7 @@ static inline void y_mul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
   y[5] = Y->b[0] * x[1] - Y->b[1] * x[0];
 }
 /* Yᵀ·x = [Σ·x_ω − n × x_ω − b × x_v; 0]: its angular part. */
-static inline void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
+MBT__ALWAYS_INLINE void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
   sym3_mul(Y->s, x, y);
   y[0] -= Y->n[1] * x[2] - Y->n[2] * x[1] + Y->b[1] * x[5] - Y->b[2] * x[4];
   y[1] -= Y->n[2] * x[0] - Y->n[0] * x[2] + Y->b[2] * x[3] - Y->b[0] * x[5];
@@ -212,7 +213,7 @@ static inline void y_tmul(const mbt_ymat* Y, const mbt_real* x, mbt_real* y) {
 /* forward_node for a node of one velocity k (u_k = vλ_k = V_λ), its column S_k stored: with
  * W = S × V_λ,
  *   V = V_λ + S·v,  A = A_λ − W·v + S·v̇,  B = −S × A_λ + W × V_λ,  G = 2·V_λ × S = −2·W. */
-static void one_velocity_rates(mbt_derivatives_workspace* ws, int i, const mbt_real* v, const mbt_real* vdot) {
+MBT__ALWAYS_INLINE void one_velocity_rates(mbt_derivatives_workspace* ws, int i, const mbt_real* v, const mbt_real* vdot) {
   const int p = ws->tree->local_nodes[i].parent, k = ws->tree->local_nodes[i].v_start;
   const mbt_real* S = ws->S[k];
   const mbt_real vk = v ? v[k] : 0, ak = vdot ? vdot[k] : 0;
@@ -230,7 +231,7 @@ static void one_velocity_rates(mbt_derivatives_workspace* ws, int i, const mbt_r
 
 /* The column S = [R_WF·H_w; R_WF·H_v + p_WoMo × R_WF·H_w] of a one-velocity node, then its
  * rates (one_velocity_rates). */
-static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt_mat3* R_WF,
+MBT__ALWAYS_INLINE void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt_mat3* R_WF,
                                  const mbt_spatial_velocity* H, const mbt_real* v, const mbt_real* vdot) {
   mbt_real* S = ws->S[ws->tree->local_nodes[i].v_start];
   const mbt_vec3 w = mbt_mat3_mul_vec(R_WF, H->w);
@@ -243,7 +244,7 @@ static void forward_one_velocity(mbt_derivatives_workspace* ws, int i, const mbt
  * R_WM = C·R_z(θ), θ = φ + q, C = R_WA·R_x(b) = (a0, cb·a1 + sb·a2, cb·a2 − sb·a1) for the columns
  * (a0, a1, a2) of R_WA; R_WM = (cθ·c0 + sθ·c1, cθ·c1 − sθ·c0, c2), so its third column is the axis
  * R_WF·ẑ. 42 flops, against 63 for R_WF = R_WA·R_AF, then R_WF·R_z(q). */
-static inline void rotation_WM_turned(const mbt_mat3* R_WA, const mbt_mat3* R_AF, mbt_real sn, mbt_real cn,
+MBT__ALWAYS_INLINE void rotation_WM_turned(const mbt_mat3* R_WA, const mbt_mat3* R_AF, mbt_real sn, mbt_real cn,
                                       mbt_mat3* R_WM) {
   const mbt_real cb = R_AF->m[2][2], sb = -R_AF->m[1][2], cf = R_AF->m[0][0], sf = -R_AF->m[0][1];
   const mbt_real ct = cn * cf - sn * sf, st = sn * cf + cn * sf;
@@ -255,7 +256,7 @@ static inline void rotation_WM_turned(const mbt_mat3* R_WA, const mbt_mat3* R_AF
 
 /* R_WM = R_WF·R_z(q) of a revolute node by R_WF's columns (x, y, z): (c·x + s·y, c·y − s·x, z);
  * R_WF = R_WA·R_AF (a 3×3 product unless R_AF = I), or rotation_WM_turned. */
-static inline void revolute_rotation_WM(const mbt_local_node* L, const mbt_mat3* R_WA, mbt_real sn, mbt_real cn,
+MBT__ALWAYS_INLINE void revolute_rotation_WM(const mbt_local_node* L, const mbt_mat3* R_WA, mbt_real sn, mbt_real cn,
                                         mbt_mat3* R_WM) {
   if (L->R_AF_is_xz) {
     rotation_WM_turned(R_WA, &L->X_AF.R, sn, cn, R_WM);
@@ -269,7 +270,7 @@ static inline void revolute_rotation_WM(const mbt_local_node* L, const mbt_mat3*
 }
 
 /* p_WoFo = p_WoAo + R_WA·p_AF, with p_AF = (p_x, 0, p_z) where L->p_AF_y_is_zero (9 flops, not 15). */
-static inline mbt_vec3 origin_WF(const mbt_local_node* L, const mbt_transform* X_WA) {
+MBT__ALWAYS_INLINE mbt_vec3 origin_WF(const mbt_local_node* L, const mbt_transform* X_WA) {
   const mbt_real* p = L->X_AF.p.v;
   if (!L->p_AF_y_is_zero) return mbt_vec3_add(X_WA->p, mbt_mat3_mul_vec(&X_WA->R, L->X_AF.p));
   const mbt_mat3* R = &X_WA->R;
@@ -280,7 +281,7 @@ static inline mbt_vec3 origin_WF(const mbt_local_node* L, const mbt_transform* X
 
 /* forward_node for a revolute node (axis ẑ of F = M): R_WM (revolute_rotation_WM), p_WoMo = p_WoFo,
  * S = [z; p_WoMo × z] with z = R_WF·ẑ, the third column of R_WM. */
-static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+MBT__ALWAYS_INLINE void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
                              const mbt_real* vdot) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const mbt_transform* X_WA = &ws->X_WM[L->parent];
@@ -294,7 +295,7 @@ static void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* 
 }
 
 /* W_k = S_k × vλ_k, B_k = W_k × vλ_k − S_k × aλ_k, G_k = (u_k + vλ_k) × S_k of velocity k. */
-static void column_rates(mbt_derivatives_workspace* ws, int k, const mbt_real* vl, const mbt_real* al,
+MBT__ALWAYS_INLINE void column_rates(mbt_derivatives_workspace* ws, int k, const mbt_real* vl, const mbt_real* al,
                          const mbt_real* u) {
   const mbt_real* S = ws->S[k];
   mbt_real *W = ws->Wk[k], *B = ws->Bk[k];
@@ -312,7 +313,7 @@ static void column_rates(mbt_derivatives_workspace* ws, int k, const mbt_real* v
  *   u_r = V_λ + [0; ν]  (the rotational columns move with the translations),
  *   V = u_r + [ω; p × ω],  A_t = A_λ + V_λ × [0; ν] + [0; a],  A = A_t + u_r × [ω; p × ω] + [α; p × α];
  * for k < 3: vλ_k = V, aλ_k = A, u_k = u_r; for k ≥ 3: vλ_k = u_r, aλ_k = A_t, u_k = V_λ. */
-static void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+MBT__ALWAYS_INLINE void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
                              const mbt_real* vdot) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start;
@@ -350,7 +351,7 @@ static void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* 
 }
 
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
-static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
+MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
                          const mbt_real* v, const mbt_real* vdot) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start, nk = L->nv;
@@ -409,7 +410,7 @@ static void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_deriv
 }
 
 /* The node's own Ib = Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
-static void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
+MBT__ALWAYS_INLINE void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
   const mbt_real *V = ws->V[i], *A = ws->A[i];
   mbt_inertia_moments* I = &ws->Ic[i];
   inertia_at_Wo(&ctx->I_Mo_M[i], &ws->X_WM[i], I);
@@ -455,13 +456,10 @@ MBT__ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, in
   y_mul(Yc, S, YS);
   store_velocity_rows(ws, i, k, SY, SxF, YS);
 }
-MBT_DERIV_KERNEL(backward_velocity, (mbt_derivatives_workspace* ws, int i, int k, mbt_real* tau, bool derivatives,
-                                     bool si_known),
-                 (ws, i, k, tau, derivatives, si_known), (ws, i, k, tau, derivatives, si_known))
 
 /* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
  * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
-static bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L) {
+MBT__ALWAYS_INLINE bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L) {
   if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING) return false;
   for (int j = 0; j < 6; ++j)
     for (int r = 0; r < 6; ++r)
@@ -472,7 +470,7 @@ static bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_no
 /* backward_velocity for the six unit columns of a floating node: Ic·e_k is column k of Ic,
  * Ycᵀ·e_k column k of Ycᵀ's angular rows [Σ − [n]×, −[b]×], Yc·e_k column k of
  * [Σ + [n]×; [b]×] (zero for k ≥ 3), tau_k = F_k. */
-static void backward_unit_velocities(mbt_derivatives_workspace* ws, int i, mbt_real* tau, bool derivatives,
+MBT__ALWAYS_INLINE void backward_unit_velocities(mbt_derivatives_workspace* ws, int i, mbt_real* tau, bool derivatives,
                                      bool si_known) {
   const int k0 = ws->tree->local_nodes[i].v_start;
   const mbt_ymat* Yc = &ws->Yc[i];
@@ -529,15 +527,14 @@ MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace*
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
 }
-MBT_DERIV_KERNEL(descendant_entries, (const mbt_derivatives_workspace* ws, int k, mbt_real* dq, mbt_real* dv),
-                 (ws, k, dq, dv), (ws, k, dq, dv))
-
-static void descendant_pairs(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
-  for (int k = 0; k < ws->nv; ++k) descendant_entries(ws, k, dq, dv);
+MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+  for (int k = 0; k < ws->nv; ++k) descendant_entries_body(ws, k, dq, dv);
 }
+MBT_DERIV_PASSES(descendant_pairs, (const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv), (ws, dq, dv),
+                 (ws, dq, dv))
 
 /* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
-static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {
+MBT__ALWAYS_INLINE void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {
   const int p = tree->local_nodes[i].parent;
   if (p == 0) return;
   mbt_inertia_moments* Ip = &ws->Ic[p];
@@ -551,16 +548,13 @@ static void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
 /* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
  * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
  * entries with them: descendant_pairs). */
-static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
+MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M, bool si_known) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
   if (nk == 1) {  /* the in-node entries S·Φ, S·Ω and S·(Ic·S) of one velocity */
-    if (dq)
-      backward_velocity(ws, i, k0, tau, true, si_known);
-    else  /* Ic·S and tau alone: inline, not worth the call of the AVX2 kernel */
-      backward_velocity_body(ws, i, k0, tau, false, si_known);
+    backward_velocity_body(ws, i, k0, tau, dq != NULL, si_known);
     const mbt_real *S = ws->S[k0], *SI = ws->SI[k0], *J = ws->J + k0;
     if (dq) {
       mbt_real q = 0, v = 0;
@@ -578,7 +572,7 @@ static void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
   if (unit)
     backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
   else
-    for (int k = k0; k < k0 + nk; ++k) backward_velocity(ws, i, k, tau, dq != NULL, si_known);
+    for (int k = k0; k < k0 + nk; ++k) backward_velocity_body(ws, i, k, tau, dq != NULL, si_known);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
@@ -623,6 +617,20 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
+/* The forward pass (forward_node, forward_node_inertia) and the backward one (backward_node,
+ * add_to_parent) of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES). */
+MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                       const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
+                                       mbt_real* dv, mbt_real* M) {
+  const int nl = tree->num_local_nodes;
+  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
+  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dq, dv, M, false), add_to_parent(tree, ws, i);
+}
+MBT_DERIV_PASSES(id_passes,
+                 (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                  const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
+                 (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
+
 /* −p_WoO for the point O about which the recursions take their spatial quantities: the origin
  * of the first moving frame at the current q, fixed while differentiating (tau and its
  * derivatives do not depend on O; a point on the robot keeps the moments small wherever the
@@ -640,7 +648,7 @@ static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
-  const int nv = tree->nv, nl = tree->num_local_nodes;
+  const int nv = tree->nv;
   const size_t nn = (size_t)nv * (size_t)nv;
   mbt__calc_joint_sincos(tree, ctx);
   if (dtau_dq && !ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
@@ -649,8 +657,7 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   ws->X_WM[0].p = reference_point(tree, ctx);
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
-  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dtau_dq, dtau_dv, M, false), add_to_parent(tree, ws, i);
+  id_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
   if (dtau_dq) descendant_pairs(ws, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }
@@ -665,7 +672,7 @@ void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivativ
  * column of the node moves with another: S_k × S_k = 0),
  *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F).
  * A itself is not moved: the backward pass does not read it. */
-static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
+MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
   mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
   for (int r = 0; r < 6; ++r) dA[0][r] = 0;
   for (int i = 1; i < ws->nl; ++i) {
@@ -703,13 +710,23 @@ static void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, co
   }
 }
 
+/* The passes of mbt__derivatives_at_vdot: move_to_vdot, then backward_node with the Ic·S of the
+ * pass at v̇ = 0 (Ic and S, so Ic·S, are those of that pass); compiled three times. */
+MBT__ALWAYS_INLINE void vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
+                                         mbt_real* dq, mbt_real* dv) {
+  move_to_vdot(tree, ws, vdot);
+  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dq, dv, NULL, true);
+}
+MBT_DERIV_PASSES(vdot_passes,
+                 (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
+                  mbt_real* dv),
+                 (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
   const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
   if (!ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
-  move_to_vdot(tree, ws, vdot);
-  /* Ic and S, so Ic·S, are those of the pass at v̇ = 0. */
-  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dtau_dq, dtau_dv, NULL, true);
+  vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
   descendant_pairs(ws, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }

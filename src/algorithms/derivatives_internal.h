@@ -18,10 +18,11 @@ typedef mbt_real mbt_v6[6];
 /* The kernels of the O(nv²) and O(nv³) work have two versions: for baseline x86-64 and, where the
  * processor has them (ws->avx2, checked once per workspace by mbt__cpu_has_avx2_fma), for AVX2
  * and FMA; both give the same numbers to round-off. −M⁻¹·∂tau and the M⁻¹ sweeps are written
- * with intrinsics (derivatives_simd.c, derivatives_fd.c); the pair sweep is the same C compiled
- * for both targets (algorithms_internal.h, MBT__AVX2_ATTRIBUTES): MBT_DERIV_KERNEL(name, params,
- * args, body_args) defines name(params), called with args and dispatching on ws->avx2 (ws one
- * of the params), over name##_body(body_args), an always-inline function. */
+ * with intrinsics (derivatives_simd.c, derivatives_fd.c); the articulated update and the LᵀDL
+ * inverse are the same C compiled for both targets (algorithms_internal.h,
+ * MBT__AVX2_ATTRIBUTES): MBT_DERIV_KERNEL(name, params, args, body_args) defines name(params),
+ * called with args and dispatching on ws->avx2 (ws one of the params), over
+ * name##_body(body_args), an always-inline function. */
 #ifdef MBT__AVX2
 #define MBT_DERIV_KERNEL(name, params, args, body_args)                          \
   static void name##_base params { name##_body body_args; }                     \
@@ -34,6 +35,26 @@ typedef mbt_real mbt_v6[6];
   }
 #else
 #define MBT_DERIV_KERNEL(name, params, args, body_args) \
+  static void name params { name##_body body_args; }
+#endif
+/* The same for the recursive passes, compiled three times (algorithms_internal.h,
+ * MBT__PASSES_AVX2_ATTRIBUTES): baseline, AVX2/FMA, and AVX-512F where the processor has it
+ * (ws->avx512), for its 32 vector registers. */
+#ifdef MBT__AVX2
+#define MBT_DERIV_PASSES(name, params, args, body_args)                                    \
+  static void name##_base params { name##_body body_args; }                               \
+  MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body body_args; }     \
+  MBT__PASSES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body body_args; } \
+  static void name params {                                                               \
+    if (ws->avx2 && ws->avx512)                                                           \
+      name##_avx512 args;                                                                 \
+    else if (ws->avx2)                                                                    \
+      name##_avx2 args;                                                                   \
+    else                                                                                  \
+      name##_base args;                                                                   \
+  }
+#else
+#define MBT_DERIV_PASSES(name, params, args, body_args) \
   static void name params { name##_body body_args; }
 #endif
 
@@ -56,6 +77,8 @@ struct mbt_derivatives_workspace {
   const mbt_tree* tree;
   int nv, nl;
   bool avx2;                    /* run the AVX2/FMA kernels */
+  bool avx512;                  /* and the AVX-512F copy of the passes (with avx2 alone: clearing
+                                   avx2 runs the baseline everywhere) */
   bool chain;                   /* every velocity's up is the one before it: the passes write every
                                    entry of ∂tau/∂(q, v), which are then not cleared first */
   bool minv_ltdl;               /* M⁻¹ and v̇ by the LᵀDL factor of M, not the articulated sweeps
@@ -138,7 +161,7 @@ void mbt__neg_minv_products(const mbt_derivatives_workspace* ws, const mbt_real*
 
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
-static inline void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
+MBT__ALWAYS_INLINE void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
   const mbt_real w0 = a[1] * b[2] - a[2] * b[1], w1 = a[2] * b[0] - a[0] * b[2], w2 = a[0] * b[1] - a[1] * b[0];
   c[3] = a[1] * b[5] - a[2] * b[4] + a[4] * b[2] - a[5] * b[1];
   c[4] = a[2] * b[3] - a[0] * b[5] + a[5] * b[0] - a[3] * b[2];
@@ -146,7 +169,7 @@ static inline void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real*
   c[0] = w0, c[1] = w1, c[2] = w2;
 }
 /* Force cross product [w; v] ×* [t; f] = [w × t + v × f; w × f]. */
-static inline void mbt__v6_cross_force(const mbt_real* a, const mbt_real* b, mbt_real* c) {
+MBT__ALWAYS_INLINE void mbt__v6_cross_force(const mbt_real* a, const mbt_real* b, mbt_real* c) {
   const mbt_real t0 = a[1] * b[2] - a[2] * b[1] + a[4] * b[5] - a[5] * b[4];
   const mbt_real t1 = a[2] * b[0] - a[0] * b[2] + a[5] * b[3] - a[3] * b[5];
   const mbt_real t2 = a[0] * b[1] - a[1] * b[0] + a[3] * b[4] - a[4] * b[3];
@@ -155,12 +178,12 @@ static inline void mbt__v6_cross_force(const mbt_real* a, const mbt_real* b, mbt
   c[5] = a[0] * b[4] - a[1] * b[3];
   c[0] = t0, c[1] = t1, c[2] = t2;
 }
-static inline mbt_real mbt__v6_dot(const mbt_real* a, const mbt_real* b) {
+MBT__ALWAYS_INLINE mbt_real mbt__v6_dot(const mbt_real* a, const mbt_real* b) {
   return (a[0] * b[0] + a[3] * b[3]) + (a[1] * b[1] + a[4] * b[4]) + (a[2] * b[2] + a[5] * b[5]);
 }
 /* I·[w; v] = [K·w + h × v; m·v − h × w] for an inertia by its moments {m, h, K} about Wo (y may
  * be x: x is read first). */
-static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_real* x, mbt_real* y) {
+MBT__ALWAYS_INLINE void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_real* x, mbt_real* y) {
   const mbt_real* K = I->K;
   const mbt_real* h = I->h.v;
   const mbt_real w0 = x[0], w1 = x[1], w2 = x[2], v0 = x[3], v1 = x[4], v2 = x[5];
@@ -173,7 +196,7 @@ static inline void mbt__moments_mul6(const mbt_inertia_moments* I, const mbt_rea
 }
 
 /* The 6×6 matrix [[K, [h]×], [−[h]×, m·1]] of an inertia by its moments (row-major). */
-static inline void mbt__moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
+MBT__ALWAYS_INLINE void mbt__moments_matrix(const mbt_inertia_moments* I, mbt_real* P) {
   const mbt_real* K = I->K;
   const mbt_real h0 = I->h.v[0], h1 = I->h.v[1], h2 = I->h.v[2], m = I->m;
   P[0] = K[0], P[1] = K[3], P[2] = K[4], P[3] = 0, P[4] = -h2, P[5] = h1;
