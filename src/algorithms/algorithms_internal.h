@@ -217,8 +217,10 @@ MBT__ALWAYS_INLINE void mm_load_moments4(const mbt_inertia_moments* I, mbt__v4* 
 }
 
 /* The moments of four nodes re-expressed at once, lane l node i + l: mbt__moments_reexpress's
- * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products. */
-MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
+ * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products, into Km = (m, h') and
+ * K6 = K'₀..K'₅ (reexpress4 stores them). */
+MBT__ALWAYS_INLINE void reexpress4_lanes(const mbt_inertia_moments* I, const mbt_transform* X, mbt__v4* Km,
+                                         mbt__v4* K6) {
   mbt__v4 Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
   mm_load4(&X->R.m[0][0], MBT__TRANSFORM_STRIDE, Ra); /* R00 R01 R02 R10 */
   mm_load4(&X->R.m[1][1], MBT__TRANSFORM_STRIDE, Rb); /* R11 R12 R20 R21 */
@@ -226,20 +228,30 @@ MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_trans
   mm_load_moments4(I, mh, Ka, Kb);
   const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
   const mbt__v4 k[3][3] = {{Ka[0], Ka[3], Kb[2]}, {Ka[3], Ka[1], Kb[3]}, {Kb[2], Kb[3], Ka[2]}};
-  mbt__v4 A[3][3], Km[4], Ks[4];
+  mbt__v4 A[3][3];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) A[i][j] = R[i][0] * k[0][j] + R[i][1] * k[1][j] + R[i][2] * k[2][j];
 #define MBT__ARt(i, j) (A[i][0] * R[j][0] + A[i][1] * R[j][1] + A[i][2] * R[j][2])
   Km[0] = mh[0];
   for (int i = 0; i < 3; ++i) Km[1 + i] = R[i][0] * mh[1] + R[i][1] * mh[2] + R[i][2] * mh[3];
-  Ks[0] = MBT__ARt(0, 0), Ks[1] = MBT__ARt(1, 1), Ks[2] = MBT__ARt(2, 2), Ks[3] = MBT__ARt(0, 1);
-  mm_store4(Km, MBT__MOMENTS_STRIDE, &IR->m);
-  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[0]);
-  Ks[0] = Ks[2], Ks[1] = Ks[3], Ks[2] = MBT__ARt(0, 2), Ks[3] = MBT__ARt(1, 2);
+  K6[0] = MBT__ARt(0, 0), K6[1] = MBT__ARt(1, 1), K6[2] = MBT__ARt(2, 2);
+  K6[3] = MBT__ARt(0, 1), K6[4] = MBT__ARt(0, 2), K6[5] = MBT__ARt(1, 2);
 #undef MBT__ARt
-  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[2]);
 }
 
+/* The moments of four consecutive nodes from their lanes Km = (m, h), K6 = K₀..K₅. */
+MBT__ALWAYS_INLINE void mm_store_moments4(const mbt__v4* Km, const mbt__v4* K6, mbt_inertia_moments* IR) {
+  mm_store4(Km, MBT__MOMENTS_STRIDE, &IR->m);
+  mm_store4(K6, MBT__MOMENTS_STRIDE, &IR->K[0]);
+  mm_store4(K6 + 2, MBT__MOMENTS_STRIDE, &IR->K[2]);
+}
+
+/* reexpress4_lanes stored into IR[0..3]. */
+MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
+  mbt__v4 Km[4], K6[6];
+  reexpress4_lanes(I, X, Km, K6);
+  mm_store_moments4(Km, K6, IR);
+}
 #endif /* MBT__MM_BLOCKS */
 
 /* ---- the kinematic core (kinematics.c) ------------------------------------------------------- */

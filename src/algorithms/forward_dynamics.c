@@ -192,12 +192,28 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
  * (In the baseline code GCC 12 moves the four-lane vectors through the stack lane by lane:
  * forward dynamics 40 % slower, measured.) */
 #if defined(MBT__MM_BLOCKS) && defined(MBT__AVX2)
+/* mbt__moments_shift_to of four nodes at once (lane l node l) from their lanes Km = (m, h) and
+ * K6 (reexpress4_lanes), d = p_RoMo = X[l].p: g = h + (m/2)·d, s = 2·(d·g),
+ * K' = K + s·1 − (g·dᵀ + d·gᵀ), h' = h + m·d; the same operations in the same order. */
+MBT__ALWAYS_INLINE void shift_to4(const mbt__v4* Km, const mbt__v4* K6, const mbt_transform* X,
+                                  mbt_inertia_moments* J) {
+  mbt__v4 p[4], Jm[4], JK[6];
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, p); /* R22 p */
+  const mbt__v4 m = Km[0], hm = 0.5 * m, d0 = p[1], d1 = p[2], d2 = p[3];
+  const mbt__v4 g0 = Km[1] + hm * d0, g1 = Km[2] + hm * d1, g2 = Km[3] + hm * d2;
+  const mbt__v4 s = 2 * (d0 * g0 + d1 * g1 + d2 * g2);
+  Jm[0] = m, Jm[1] = Km[1] + m * d0, Jm[2] = Km[2] + m * d1, Jm[3] = Km[3] + m * d2;
+  JK[0] = K6[0] + s - 2 * g0 * d0, JK[1] = K6[1] + s - 2 * g1 * d1, JK[2] = K6[2] + s - 2 * g2 * d2;
+  JK[3] = K6[3] - (g0 * d1 + d0 * g1), JK[4] = K6[4] - (g0 * d2 + d0 * g2), JK[5] = K6[5] - (g1 * d2 + d1 * g2);
+  mm_store_moments4(Jm, JK, J);
+}
+
 __attribute__((target("avx2"))) static int aba_inertias4_avx2(mbt_context* ctx, int nl) {
   int i0 = 1;
   for (; i0 + 3 < nl; i0 += 4) {
-    mbt_inertia_moments I_W[4];
-    reexpress4(&ctx->I_Mo_M[i0], &ctx->pc.X_WM[i0], I_W);
-    for (int l = 0; l < 4; ++l) mbt__moments_shift_to(&I_W[l], ctx->pc.X_WM[i0 + l].p, &ctx->aba.I_Ro[i0 + l]);
+    mbt__v4 Km[4], K6[6];
+    reexpress4_lanes(&ctx->I_Mo_M[i0], &ctx->pc.X_WM[i0], Km, K6);
+    shift_to4(Km, K6, &ctx->pc.X_WM[i0], &ctx->aba.I_Ro[i0]);
   }
   return i0;
 }
