@@ -182,6 +182,92 @@ static inline void mbt__moments_net_force(const mbt_inertia_moments* I, mbt_vec3
   *f = ff;
 }
 
+/* ---- four nodes at a time (GCC's and clang's vector extensions) ------------------------------ */
+/* Four-lane vectors of doubles where the compiler has GCC's or clang's vector extensions: two SSE2
+ * halves in the baseline code, one AVX2 register in the code compiled for AVX2/FMA. The mass
+ * matrix's rows and the re-expressed inertias of four nodes at a time (mass_matrix.c, ABA's pass 1
+ * in forward_dynamics.c); without FMA the lanes give the scalar kernels' numbers bit for bit. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+#define MBT__MM_BLOCKS 1
+#endif
+
+#ifdef MBT__MM_BLOCKS
+typedef mbt_real mbt__v4 __attribute__((vector_size(32)));
+typedef mbt_real mbt__v4u __attribute__((vector_size(32), aligned(8)));
+typedef mbt_real mbt__v2u __attribute__((vector_size(16), aligned(8)));
+
+/* Rows of the 4×4 matrix whose columns are C[0..3]. */
+MBT__ALWAYS_INLINE void mm_transpose(const mbt__v4* C, mbt__v4* R) {
+  const mbt__v4 t0 = __builtin_shufflevector(C[0], C[1], 0, 4, 2, 6);
+  const mbt__v4 t1 = __builtin_shufflevector(C[0], C[1], 1, 5, 3, 7);
+  const mbt__v4 t2 = __builtin_shufflevector(C[2], C[3], 0, 4, 2, 6);
+  const mbt__v4 t3 = __builtin_shufflevector(C[2], C[3], 1, 5, 3, 7);
+  R[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  R[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  R[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  R[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/* V[j] lane l = p[l·stride + j], j < 4: four numbers of each of four structs of `stride` numbers,
+ * loaded four at a time and transposed in registers; mm_store4 the reverse. */
+MBT__ALWAYS_INLINE void mm_load4(const mbt_real* p, size_t stride, mbt__v4* V) {
+  mbt__v4 L[4];
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)(p + (size_t)l * stride);
+  mm_transpose(L, V);
+}
+MBT__ALWAYS_INLINE void mm_store4(const mbt__v4* V, size_t stride, mbt_real* p) {
+  mbt__v4 L[4];
+  mm_transpose(V, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)(p + (size_t)l * stride) = L[l];
+}
+
+#define MBT__MOMENTS_STRIDE (sizeof(mbt_inertia_moments) / sizeof(mbt_real))
+#define MBT__TRANSFORM_STRIDE (sizeof(mbt_transform) / sizeof(mbt_real))
+/* The moments of four consecutive nodes: mh = (m, h), Ka = K0..K3, Kb = K2..K5. */
+MBT__ALWAYS_INLINE void mm_load_moments4(const mbt_inertia_moments* I, mbt__v4* mh, mbt__v4* Ka, mbt__v4* Kb) {
+  mm_load4(&I->m, MBT__MOMENTS_STRIDE, mh);
+  mm_load4(&I->K[0], MBT__MOMENTS_STRIDE, Ka);
+  mm_load4(&I->K[2], MBT__MOMENTS_STRIDE, Kb);
+}
+
+/* The moments of four nodes re-expressed at once, lane l node i + l: mbt__moments_reexpress's
+ * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products, into Km = (m, h') and
+ * K6 = K'₀..K'₅ (reexpress4 stores them). */
+MBT__ALWAYS_INLINE void reexpress4_lanes(const mbt_inertia_moments* I, const mbt_transform* X, mbt__v4* Km,
+                                         mbt__v4* K6) {
+  mbt__v4 Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
+  mm_load4(&X->R.m[0][0], MBT__TRANSFORM_STRIDE, Ra); /* R00 R01 R02 R10 */
+  mm_load4(&X->R.m[1][1], MBT__TRANSFORM_STRIDE, Rb); /* R11 R12 R20 R21 */
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, Rc); /* R22 p */
+  mm_load_moments4(I, mh, Ka, Kb);
+  const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
+  const mbt__v4 k[3][3] = {{Ka[0], Ka[3], Kb[2]}, {Ka[3], Ka[1], Kb[3]}, {Kb[2], Kb[3], Ka[2]}};
+  mbt__v4 A[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A[i][j] = R[i][0] * k[0][j] + R[i][1] * k[1][j] + R[i][2] * k[2][j];
+#define MBT__ARt(i, j) (A[i][0] * R[j][0] + A[i][1] * R[j][1] + A[i][2] * R[j][2])
+  Km[0] = mh[0];
+  for (int i = 0; i < 3; ++i) Km[1 + i] = R[i][0] * mh[1] + R[i][1] * mh[2] + R[i][2] * mh[3];
+  K6[0] = MBT__ARt(0, 0), K6[1] = MBT__ARt(1, 1), K6[2] = MBT__ARt(2, 2);
+  K6[3] = MBT__ARt(0, 1), K6[4] = MBT__ARt(0, 2), K6[5] = MBT__ARt(1, 2);
+#undef MBT__ARt
+}
+
+/* The moments of four consecutive nodes from their lanes Km = (m, h), K6 = K₀..K₅. */
+MBT__ALWAYS_INLINE void mm_store_moments4(const mbt__v4* Km, const mbt__v4* K6, mbt_inertia_moments* IR) {
+  mm_store4(Km, MBT__MOMENTS_STRIDE, &IR->m);
+  mm_store4(K6, MBT__MOMENTS_STRIDE, &IR->K[0]);
+  mm_store4(K6 + 2, MBT__MOMENTS_STRIDE, &IR->K[2]);
+}
+
+/* reexpress4_lanes stored into IR[0..3]. */
+MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
+  mbt__v4 Km[4], K6[6];
+  reexpress4_lanes(I, X, Km, K6);
+  mm_store_moments4(Km, K6, IR);
+}
+#endif /* MBT__MM_BLOCKS */
+
 /* ---- the kinematic core (kinematics.c) ------------------------------------------------------- */
 /* The position kinematics of local node i (after its parent's) into ctx->pc: X_WM, Ro and the
  * columns H at Ro (mbt__local_pose_and_H_Ro); needs the joint angles' sin and cos. */

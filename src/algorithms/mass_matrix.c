@@ -4,11 +4,6 @@
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
 
-/* Rows four at a time (store_block) where the compiler has GCC's or clang's vector extensions. */
-#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-#define MBT__MM_BLOCKS 1
-#endif
-
 /* The upper triangle is stored with the lower one when M stays in the caches (row by row, nv ≤ 128:
  * 128 KiB in L2, measured 13–17 % faster than mirroring at nv = 6..30; four rows at a time, nv ≤
  * 1024: each store down a column writes four entries, 1.0–1.5× faster than mirroring at nv = 256
@@ -131,25 +126,9 @@ MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, i
  * C_j = Fv_j. Every row shares its path below r0; the block on the diagonal takes lane a of
  * C_r0+b for b ≤ a and its transpose above. Per entry 1.5 vector multiply-adds against 6 scalar
  * ones. */
-typedef mbt_real mbt__v4 __attribute__((vector_size(32)));
-typedef mbt_real mbt__v4u __attribute__((vector_size(32), aligned(8)));
-typedef mbt_real mbt__v2u __attribute__((vector_size(16), aligned(8)));
-
 /* (Vectors by pointer: passed by value they change the ABI between the two compilations.) */
 MBT__ALWAYS_INLINE void mm_column(const mbt_real* h, const mbt__v4* Fv, mbt__v4* C) {
   *C = ((h[0] * Fv[0] + h[3] * Fv[3]) + (h[1] * Fv[1] + h[4] * Fv[4])) + (h[2] * Fv[2] + h[5] * Fv[5]);
-}
-
-/* Rows of the 4×4 matrix whose columns are C[0..3]. */
-MBT__ALWAYS_INLINE void mm_transpose(const mbt__v4* C, mbt__v4* R) {
-  const mbt__v4 t0 = __builtin_shufflevector(C[0], C[1], 0, 4, 2, 6);
-  const mbt__v4 t1 = __builtin_shufflevector(C[0], C[1], 1, 5, 3, 7);
-  const mbt__v4 t2 = __builtin_shufflevector(C[2], C[3], 0, 4, 2, 6);
-  const mbt__v4 t3 = __builtin_shufflevector(C[2], C[3], 1, 5, 3, 7);
-  R[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-  R[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-  R[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-  R[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
 }
 
 /* Lanes 0..nr−1 of C at p (2 ≤ nr ≤ 4). */
@@ -215,52 +194,6 @@ MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool dir
     return;
   }
   for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, nr, c, &Fv[c - unit_start]);
-}
-
-/* V[j] lane l = p[l·stride + j], j < 4: four numbers of each of four structs of `stride` numbers,
- * loaded four at a time and transposed in registers; mm_store4 the reverse. */
-MBT__ALWAYS_INLINE void mm_load4(const mbt_real* p, size_t stride, mbt__v4* V) {
-  mbt__v4 L[4];
-  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)(p + (size_t)l * stride);
-  mm_transpose(L, V);
-}
-MBT__ALWAYS_INLINE void mm_store4(const mbt__v4* V, size_t stride, mbt_real* p) {
-  mbt__v4 L[4];
-  mm_transpose(V, L);
-  for (int l = 0; l < 4; ++l) *(mbt__v4u*)(p + (size_t)l * stride) = L[l];
-}
-
-#define MBT__MOMENTS_STRIDE (sizeof(mbt_inertia_moments) / sizeof(mbt_real))
-#define MBT__TRANSFORM_STRIDE (sizeof(mbt_transform) / sizeof(mbt_real))
-/* The moments of four consecutive nodes: mh = (m, h), Ka = K0..K3, Kb = K2..K5. */
-MBT__ALWAYS_INLINE void mm_load_moments4(const mbt_inertia_moments* I, mbt__v4* mh, mbt__v4* Ka, mbt__v4* Kb) {
-  mm_load4(&I->m, MBT__MOMENTS_STRIDE, mh);
-  mm_load4(&I->K[0], MBT__MOMENTS_STRIDE, Ka);
-  mm_load4(&I->K[2], MBT__MOMENTS_STRIDE, Kb);
-}
-
-/* The moments of four nodes re-expressed at once, lane l node i + l: mbt__moments_reexpress's
- * K' = R·K·Rᵀ (A = R·K, K'ᵢⱼ = Aᵢ·Rⱼ), h' = R·h by four-lane products. */
-MBT__ALWAYS_INLINE void reexpress4(const mbt_inertia_moments* I, const mbt_transform* X, mbt_inertia_moments* IR) {
-  mbt__v4 Ra[4], Rb[4], Rc[4], mh[4], Ka[4], Kb[4];
-  mm_load4(&X->R.m[0][0], MBT__TRANSFORM_STRIDE, Ra); /* R00 R01 R02 R10 */
-  mm_load4(&X->R.m[1][1], MBT__TRANSFORM_STRIDE, Rb); /* R11 R12 R20 R21 */
-  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, Rc); /* R22 p */
-  mm_load_moments4(I, mh, Ka, Kb);
-  const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
-  const mbt__v4 k[3][3] = {{Ka[0], Ka[3], Kb[2]}, {Ka[3], Ka[1], Kb[3]}, {Kb[2], Kb[3], Ka[2]}};
-  mbt__v4 A[3][3], Km[4], Ks[4];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) A[i][j] = R[i][0] * k[0][j] + R[i][1] * k[1][j] + R[i][2] * k[2][j];
-#define MBT__ARt(i, j) (A[i][0] * R[j][0] + A[i][1] * R[j][1] + A[i][2] * R[j][2])
-  Km[0] = mh[0];
-  for (int i = 0; i < 3; ++i) Km[1 + i] = R[i][0] * mh[1] + R[i][1] * mh[2] + R[i][2] * mh[3];
-  Ks[0] = MBT__ARt(0, 0), Ks[1] = MBT__ARt(1, 1), Ks[2] = MBT__ARt(2, 2), Ks[3] = MBT__ARt(0, 1);
-  mm_store4(Km, MBT__MOMENTS_STRIDE, &IR->m);
-  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[0]);
-  Ks[0] = Ks[2], Ks[1] = Ks[3], Ks[2] = MBT__ARt(0, 2), Ks[3] = MBT__ARt(1, 2);
-#undef MBT__ARt
-  mm_store4(Ks, MBT__MOMENTS_STRIDE, &IR->K[2]);
 }
 
 /* Nodes g..g+3 are revolute with one velocity each, consecutive (column_forces4). */
