@@ -5,17 +5,14 @@
 #include "mobilizers/mobilizer_types.h"
 
 /* The upper triangle is stored with the lower one when M stays in the caches (row by row, nv ≤ 128:
- * 128 KiB in L2, measured 13–17 % faster than mirroring at nv = 6..30; four rows at a time, nv ≤
- * 1024: each store down a column writes four entries, 1.0–1.5× faster than mirroring at nv = 256
- * to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
+ * 128 KiB in L2, measured 13–17 % faster than mirroring at nv = 6..30; four rows at a time in the
+ * copy compiled for AVX2, nv ≤ 1024: each store down a column writes four entries, 1.0–1.5× faster
+ * than mirroring at nv = 256 to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
  * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
  * afterwards by tiles. */
-#ifdef MBT__MM_BLOCKS
-#define MBT__MASS_MATRIX_DIRECT_MAX_NV 1024
-#else
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
-#endif
+#define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
@@ -239,13 +236,13 @@ MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct,
 }
 #endif
 
-/* The rows of M from the column forces F_k (ctx->crba_F), last to first: up to four at a time
- * inside a run where the compiler has vector extensions (store_block), else one (store_row). */
-MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, mbt_real* M) {
+/* The rows of M from the column forces F_k (ctx->crba_F), last to first: with blocks (the copy
+ * compiled for AVX2) up to four at a time inside a run (store_block), else one (store_row). */
+MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, bool blocks, mbt_real* M) {
   const mbt_real* Ft = ctx->crba_F;
   for (int ck = nv - 1; ck >= 0;) {
 #ifdef MBT__MM_BLOCKS
-    const int len = ck - ctx->v_run_start[ck] + 1;
+    const int len = blocks ? ck - ctx->v_run_start[ck] + 1 : 1;
     if (len >= 4) {
       store_block(ctx, nv, direct, ck - 3, 4, Ft, M);
       ck -= 4;
@@ -269,15 +266,19 @@ MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, 
  * with the vectorizer's pairing of scalars, the call was slower). */
 
 /* The inertias re-expressed in W, then tip to base: the column forces (into ctx->crba_F) and the
- * composite inertias; then the rows of M (the nv² part). */
-MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
+ * composite inertias; then the rows of M (the nv² part). blocks: four nodes and rows at a time
+ * (only in the copy compiled for AVX2: in baseline x86-64 GCC moves the four-lane vectors through
+ * the stack, and the call was 3–4× slower). */
+MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct, bool blocks,
+                                       mbt_real* M) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
   const size_t nv = (size_t)tree->nv;
   mbt_real* Ft = ctx->crba_F;
   int i0 = 1;
 #ifdef MBT__MM_BLOCKS
-  for (; i0 + 3 < tree->num_local_nodes; i0 += 4) reexpress4(&ctx->I_Mo_M[i0], &X_WM[i0], &Ic[i0]);
+  if (blocks)
+    for (; i0 + 3 < tree->num_local_nodes; i0 += 4) reexpress4(&ctx->I_Mo_M[i0], &X_WM[i0], &Ic[i0]);
 #endif
   for (int i = i0; i < tree->num_local_nodes; ++i) mbt__moments_reexpress(&ctx->I_Mo_M[i], &X_WM[i].R, &Ic[i]);
   bool quad = false; /* node i is one of the four revolute nodes g..g+3, g = i − (i − 1) mod 4 */
@@ -286,7 +287,7 @@ MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, b
     const mbt_inertia_moments* I = &Ic[i];  /* complete: the children (and nodes after i) have been added */
     const mbt_vec3 p_RoMo = X_WM[i].p;
 #ifdef MBT__MM_BLOCKS
-    if ((i - 1) % 4 == 3) quad = revolute_quad(tree, i - 3);
+    if (blocks && (i - 1) % 4 == 3) quad = revolute_quad(tree, i - 3);
     if (quad && (i - 1) % 4 == 0)
       column_forces4(I, &ctx->pc.H[L->v_start], &X_WM[i], nv, Ft + L->v_start);
     else if (!quad)
@@ -294,16 +295,16 @@ MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, b
       column_forces(L, I, &ctx->pc.H[L->v_start], p_RoMo, nv, Ft);
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
-  store_rows(ctx, tree->nv, direct, M);
+  store_rows(ctx, tree->nv, direct, blocks, M);
 }
 static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
-  inertia_passes(tree, ctx, direct, M);
+  inertia_passes(tree, ctx, direct, false, M);
 }
 
 #ifdef MBT__AVX2
 MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct,
                                                      mbt_real* M) {
-  inertia_passes(tree, ctx, direct, M);
+  inertia_passes(tree, ctx, direct, true, M);
 }
 #else
 #define inertia_passes_avx2 inertia_passes_base
@@ -317,9 +318,14 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   const bool pose = !ctx->position_valid;
   if (pose) mbt__calc_joint_sincos(tree, ctx);
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */
-  const bool direct = nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
-  if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
   const bool avx2 = mbt__cpu_has_avx2_fma();
+#ifdef MBT__MM_BLOCKS
+  const int direct_max = avx2 ? MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS : MBT__MASS_MATRIX_DIRECT_MAX_NV;
+#else
+  const int direct_max = MBT__MASS_MATRIX_DIRECT_MAX_NV;
+#endif
+  const bool direct = nv <= direct_max || 16 * ctx->v_path_sum < (size_t)nv * (size_t)nv;
+  if (!ctx->v_parent_is_chain) memset(M, 0, sizeof(mbt_real) * (size_t)nv * (size_t)nv);
   if (pose)
     for (int i = 1; i < tree->num_local_nodes; ++i) mbt__position_kinematics_node(tree, ctx, i);
   ctx->position_valid = true;
