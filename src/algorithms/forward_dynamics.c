@@ -32,6 +32,12 @@
  * Force elements enter through Fext and tau (mbt__calc_force_elements), except when uniform
  * gravity is the only one and no joint is damped: then the world is given the acceleration
  * A_0 = [0; −g] instead, which yields the same v̇ [Featherstone 2008, §5.3 / §7.3]. */
+/* No fused multiply-adds in this file, also where clang's AVX-512 target implies FMA: the inertias
+ * of pass 1 (aba_inertias_at_Ro) fill a cache that must hold mbt__inertia_at_Ro's numbers bit for
+ * bit, whichever function filled it. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
 #include "algorithms/algorithms_internal.h"
 #include "algorithms/cholesky_internal.h"
 #include "sim/sim_internal.h" /* mbt__ltdl_solve */
