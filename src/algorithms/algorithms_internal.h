@@ -37,8 +37,8 @@ void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
 
 /* True where the processor runs AVX2 and FMA and the build has the kernels for them (cpu.c). */
 bool mbt__cpu_has_avx2_fma(void);
-/* True where it also runs AVX-512F (cpu.c; mbt__inverse_dynamics_local's 32-register copy). */
-bool mbt__cpu_has_avx512f(void);
+/* True where it also runs AVX-512F and VL (cpu.c; the passes' 32-register copies). */
+bool mbt__cpu_has_avx512(void);
 /* For the functions a twice-compiled kernel calls: inlined into each version, compiled for its
  * target (a call out of line would run the baseline code). */
 #if defined(__GNUC__)
@@ -285,6 +285,10 @@ static inline void mbt__inertia_at_Ro(mbt_context* ctx, int i) {
   mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &I_W);
   mbt__moments_shift_to(&I_W, ctx->pc.X_WM[i].p, &ctx->aba.I_Ro[i]);
 }
+
+/* mbt__inertia_at_Ro of every local node, four at a time where the processor has AVX2
+ * (forward_dynamics.c; the same numbers bit for bit). Needs the position cache. */
+void mbt__inertias_at_Ro(const mbt_tree* tree, mbt_context* ctx);
 
 /* R_WF·Ḣ_FM·q̇ of a general mobilizer (not revolute, prismatic or screw) added to c, a spatial
  * acceleration at Ro in W. Needs the position cache. */

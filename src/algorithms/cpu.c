@@ -10,12 +10,12 @@ bool mbt__cpu_has_avx2_fma(void) {
 #endif
 }
 
-/* True where the processor also runs AVX-512F (and the build has AVX2 kernels): the local inverse
- * dynamics' third copy (inverse_dynamics.c). */
-bool mbt__cpu_has_avx512f(void) {
+/* True where the processor also runs AVX-512F and VL (and the build has AVX2 kernels): the third
+ * copies of the recursive passes (inverse_dynamics.c, derivatives.c, forward_dynamics.c). */
+bool mbt__cpu_has_avx512(void) {
 #ifdef MBT__AVX2
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
   return false;
 #endif

@@ -76,7 +76,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->nv = tree->nv;
   ws->nl = tree->num_local_nodes;
   ws->avx2 = mbt__cpu_has_avx2_fma();
-  ws->avx512 = ws->avx2 && mbt__cpu_has_avx512f();
+  ws->avx512 = ws->avx2 && mbt__cpu_has_avx512();
   /* One block for the node arrays, one for the velocity arrays, one of nv-sized doubles. */
   const size_t node_bytes =
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));

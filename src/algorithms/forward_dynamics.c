@@ -33,7 +33,7 @@
  * gravity is the only one and no joint is damped: then the world is given the acceleration
  * A_0 = [0; −g] instead, which yields the same v̇ [Featherstone 2008, §5.3 / §7.3]. */
 /* No fused multiply-adds in this file, also where clang's AVX-512 target implies FMA: the inertias
- * of pass 1 (aba_inertias_at_Ro) fill a cache that must hold mbt__inertia_at_Ro's numbers bit for
+ * of pass 1 (mbt__inertias_at_Ro) fill a cache that must hold mbt__inertia_at_Ro's numbers bit for
  * bit, whichever function filled it. */
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -230,18 +230,18 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static int aba_inertias4_avx512
   return aba_inertias4(ctx, nl);
 }
 #endif
-static void aba_inertias_at_Ro(const mbt_tree* tree, mbt_context* ctx) {
+void mbt__inertias_at_Ro(const mbt_tree* tree, mbt_context* ctx) {
   const int nl = tree->num_local_nodes;
   int i0 = 1;
 #if defined(MBT__MM_BLOCKS) && defined(MBT__AVX2)
   if (mbt__cpu_has_avx2_fma())
-    i0 = __builtin_cpu_supports("avx512vl") ? aba_inertias4_avx512(ctx, nl) : aba_inertias4_avx2(ctx, nl);
+    i0 = mbt__cpu_has_avx512() ? aba_inertias4_avx512(ctx, nl) : aba_inertias4_avx2(ctx, nl);
 #endif
   for (int i = i0; i < nl; ++i) mbt__inertia_at_Ro(ctx, i);
 }
 
 /* The q-dependent quantities of node i, base to tip, from its position kinematics (X_WM, S = H)
- * and I_i (aba_inertias_at_Ro): the flags and P_i = Ic_i = I_i. */
+ * and I_i (mbt__inertias_at_Ro): the flags and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
   mbt_aba_cache* aba = &ctx->aba;
   const mbt_local_node* L = &tree->local_nodes[i];
@@ -542,7 +542,7 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
   const bool inertias = factor && !ctx->inertia_valid; /* (set valid after the whole pass) */
   if (inertias) {
     for (int i = 1; pose && i < nl; ++i) mbt__position_kinematics_node(tree, ctx, i);
-    aba_inertias_at_Ro(tree, ctx);
+    mbt__inertias_at_Ro(tree, ctx);
   }
   for (int i = 1; i < nl; ++i) {
     if (pose && !inertias) mbt__position_kinematics_node(tree, ctx, i);

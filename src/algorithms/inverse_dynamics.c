@@ -6,7 +6,8 @@
 
 /* Base to tip: the accelerations A_i (mbt__calc_local_accelerations), then each node's force
  * F_i = I_i·A_i + V_i ×* I_i·V_i, I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro
- * (mbt__inertia_at_Ro, kept while q and the inertias are unchanged),
+ * (mbt__inertias_at_Ro, the cache forward dynamics fills too, kept while q and the inertias are
+ * unchanged),
  * [w; v] ×* [t; f] = [w × t + v × f; w × f]; the bodies' applied forces are subtracted from their
  * host's F. Tip to base: tau = Sᵀ·F_i − tau_app, F_λ += F_i (both about Ro in W: no transform). */
 void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v, const mbt_real* vdot,
@@ -17,7 +18,7 @@ void mbt__inverse_dynamics_W(const mbt_tree* tree, mbt_context* ctx, bool use_v,
   mbt__calc_local_accelerations(tree, ctx, use_v, vdot, ctx->aba.A);
   const mbt_inertia_moments* I = ctx->aba.I_Ro;
   if (!ctx->inertia_valid) {
-    for (int i = 1; i < nl; ++i) mbt__inertia_at_Ro(ctx, i);
+    mbt__inertias_at_Ro(tree, ctx);
     ctx->inertia_valid = true;
   }
   for (int i = 1; i < nl; ++i) {
@@ -293,21 +294,14 @@ static void rnea_passes_base(const mbt_tree* tree, mbt_context* ctx, const mbt_r
   rnea_passes(tree, ctx, v, vdot, g_W, tau_app, tau);
 }
 #ifdef MBT__AVX2
-#if defined(__clang__)
-#define RNEA_AVX2_ATTRIBUTES MBT__AVX2_ATTRIBUTES
-#define RNEA_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx2,fma")))
-#else  /* GCC's SLP vectorizer off: its packing of the scalar products into 2- and 4-lane vectors
-          cost more instructions than it saved (chain:30 11641 → 11091 per call without it) */
-#define RNEA_OPTIMIZE optimize("fp-contract=fast", "no-tree-slp-vectorize")
-#define RNEA_AVX2_ATTRIBUTES __attribute__((target("avx2,fma"), RNEA_OPTIMIZE))
-#define RNEA_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx2,fma"), RNEA_OPTIMIZE))
-#endif
-RNEA_AVX2_ATTRIBUTES static void rnea_passes_avx2(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v,
+/* (MBT__PASSES_*_ATTRIBUTES: GCC's SLP vectorizer off, chain:30 11641 → 11091 instructions per
+ * call without it.) */
+MBT__PASSES_AVX2_ATTRIBUTES static void rnea_passes_avx2(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v,
                                                   const mbt_real* vdot, mbt_vec3 g_W, const mbt_real* tau_app,
                                                   mbt_real* tau) {
   rnea_passes(tree, ctx, v, vdot, g_W, tau_app, tau);
 }
-RNEA_AVX512_ATTRIBUTES static void rnea_passes_avx512(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v,
+MBT__PASSES_AVX512_ATTRIBUTES static void rnea_passes_avx512(const mbt_tree* tree, mbt_context* ctx, const mbt_real* v,
                                                       const mbt_real* vdot, mbt_vec3 g_W, const mbt_real* tau_app,
                                                       mbt_real* tau) {
   rnea_passes(tree, ctx, v, vdot, g_W, tau_app, tau);
@@ -322,7 +316,7 @@ void mbt__inverse_dynamics_local(const mbt_tree* tree, mbt_context* ctx, const m
   mbt__calc_joint_sincos(tree, ctx);
   if (!mbt__cpu_has_avx2_fma())
     rnea_passes_base(tree, ctx, v, vdot, g_W, tau_app, tau);
-  else if (mbt__cpu_has_avx512f())
+  else if (mbt__cpu_has_avx512())
     rnea_passes_avx512(tree, ctx, v, vdot, g_W, tau_app, tau);
   else
     rnea_passes_avx2(tree, ctx, v, vdot, g_W, tau_app, tau);
