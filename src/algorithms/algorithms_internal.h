@@ -279,11 +279,23 @@ static inline void mbt__position_kinematics_node(const mbt_tree* tree, mbt_conte
 }
 
 /* A local node's merged inertia I_Mo_M re-expressed by R_WM and moved from Mo to Ro, into
- * ctx->aba.I_Ro[i]. Needs the position cache. */
+ * ctx->aba.I_Ro[i], from its central form {m, c, λ, a, b} (ctx->I_cm_M, context_internal.h) by the
+ * parallel-axis theorem through the center of mass, r = p_RoMcm = p_RoMo + R_WM·c:
+ *   h = m·r, K = λ·1 + a'·a'ᵀ + b'·b'ᵀ + m·(|r|²·1 − r·rᵀ), a' = R_WM·a, b' = R_WM·b
+ * (90 flops; R·K·Rᵀ, R·h and the shift from Mo were 126). Needs the position cache. */
 static inline void mbt__inertia_at_Ro(mbt_context* ctx, int i) {
-  mbt_inertia_moments I_W;
-  mbt__moments_reexpress(&ctx->I_Mo_M[i], &ctx->pc.X_WM[i].R, &I_W);
-  mbt__moments_shift_to(&I_W, ctx->pc.X_WM[i].p, &ctx->aba.I_Ro[i]);
+  const mbt_inertia_central* C = &ctx->I_cm_M[i];
+  const mbt_transform* X = &ctx->pc.X_WM[i];
+  const mbt_vec3 a = mbt_mat3_mul_vec(&X->R, C->a), b = mbt_mat3_mul_vec(&X->R, C->b);
+  const mbt_vec3 r = mbt_vec3_add(X->p, mbt_mat3_mul_vec(&X->R, C->c)), mr = mbt_vec3_scale(r, C->m);
+  const mbt_real s = C->lambda + mbt_vec3_dot(mr, r);
+  mbt_inertia_moments* J = &ctx->aba.I_Ro[i];
+  J->m = C->m;
+  J->h = mr;
+  for (int k = 0; k < 3; ++k) J->K[k] = (a.v[k] * a.v[k] + b.v[k] * b.v[k] + s) - mr.v[k] * r.v[k];
+  J->K[3] = (a.v[0] * a.v[1] + b.v[0] * b.v[1]) - mr.v[0] * r.v[1];
+  J->K[4] = (a.v[0] * a.v[2] + b.v[0] * b.v[2]) - mr.v[0] * r.v[2];
+  J->K[5] = (a.v[1] * a.v[2] + b.v[1] * b.v[2]) - mr.v[1] * r.v[2];
 }
 
 /* mbt__inertia_at_Ro of every local node, four at a time where the processor has AVX2

@@ -192,35 +192,45 @@ static bool gravity_is_the_only_force(const mbt_tree* tree, const mbt_context* c
 
 /* ---- pass 1 --------------------------------------------------------------------------------------- */
 /* I_i = I_Mo_M re-expressed in W and shifted from Mo to Ro, i.e. mbt__inertia_at_Ro, of every
- * local node (after their poses): four nodes at a time (reexpress4_lanes, shift_to4) in code
- * compiled for AVX2 without FMA where the processor has it (for AVX-512VL too: its 32 registers
- * hold the lanes without spills, 1–3 % faster, measured), which gives the scalar kernels' numbers
- * bit for bit (I_Ro is a cache the inverse dynamics reads too). (In the baseline code GCC 12 moves
- * the four-lane vectors through the stack lane by lane: forward dynamics 40 % slower, measured.) */
+ * local node (after their poses): four nodes at a time (inertias_at_Ro4) in code compiled for
+ * AVX2 without FMA where the processor has it (for AVX-512VL too: its 32 registers hold the lanes
+ * without spills, 1–3 % faster, measured), which gives the scalar kernel's numbers bit for bit
+ * (I_Ro is a cache the inverse dynamics reads too). (In the baseline code GCC 12 moves the
+ * four-lane vectors through the stack lane by lane: forward dynamics 40 % slower, measured.) */
 #if defined(MBT__MM_BLOCKS) && defined(MBT__AVX2)
-/* mbt__moments_shift_to of four nodes at once (lane l node l) from their lanes Km = (m, h) and
- * K6 (reexpress4_lanes), d = p_RoMo = X[l].p: g = h + (m/2)·d, s = 2·(d·g),
- * K' = K + s·1 − (g·dᵀ + d·gᵀ), h' = h + m·d; the same operations in the same order. */
-MBT__ALWAYS_INLINE void shift_to4(const mbt__v4* Km, const mbt__v4* K6, const mbt_transform* X,
-                                  mbt_inertia_moments* J) {
-  mbt__v4 p[4], Jm[4], JK[6];
-  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, p); /* R22 p */
-  const mbt__v4 m = Km[0], hm = 0.5 * m, d0 = p[1], d1 = p[2], d2 = p[3];
-  const mbt__v4 g0 = Km[1] + hm * d0, g1 = Km[2] + hm * d1, g2 = Km[3] + hm * d2;
-  const mbt__v4 s = 2 * (d0 * g0 + d1 * g1 + d2 * g2);
-  Jm[0] = m, Jm[1] = Km[1] + m * d0, Jm[2] = Km[2] + m * d1, Jm[3] = Km[3] + m * d2;
-  JK[0] = K6[0] + s - 2 * g0 * d0, JK[1] = K6[1] + s - 2 * g1 * d1, JK[2] = K6[2] + s - 2 * g2 * d2;
-  JK[3] = K6[3] - (g0 * d1 + d0 * g1), JK[4] = K6[4] - (g0 * d2 + d0 * g2), JK[5] = K6[5] - (g1 * d2 + d1 * g2);
+/* mbt__inertia_at_Ro of four consecutive nodes at once (lane l node i + l): their central forms
+ * {m, c, λ, a, b} and poses loaded four numbers at a time and transposed in registers (mm_load4),
+ * r = p + R·c, h = m·r, K = λ·1 + a'·a'ᵀ + b'·b'ᵀ + m·(|r|²·1 − r·rᵀ); the same operations in the
+ * same order. */
+MBT__ALWAYS_INLINE void inertias_at_Ro4(const mbt_inertia_central* C, const mbt_transform* X, mbt_inertia_moments* J) {
+  enum { STRIDE = sizeof(mbt_inertia_central) / sizeof(mbt_real) };
+  mbt__v4 Ra[4], Rb[4], Rc[4], mc[4], la[4], bb[4], Jm[4], JK[6];
+  mm_load4(&X->R.m[0][0], MBT__TRANSFORM_STRIDE, Ra); /* R00 R01 R02 R10 */
+  mm_load4(&X->R.m[1][1], MBT__TRANSFORM_STRIDE, Rb); /* R11 R12 R20 R21 */
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, Rc); /* R22 p */
+  mm_load4(&C->m, STRIDE, mc);                        /* m c */
+  mm_load4(&C->lambda, STRIDE, la);                   /* λ a */
+  mm_load4(&C->b.v[0], STRIDE, bb);                   /* b (unused) */
+  const mbt__v4 R[3][3] = {{Ra[0], Ra[1], Ra[2]}, {Ra[3], Rb[0], Rb[1]}, {Rb[2], Rb[3], Rc[0]}};
+  mbt__v4 a[3], b[3], r[3], mr[3];
+  for (int k = 0; k < 3; ++k) {
+    a[k] = R[k][0] * la[1] + R[k][1] * la[2] + R[k][2] * la[3];
+    b[k] = R[k][0] * bb[0] + R[k][1] * bb[1] + R[k][2] * bb[2];
+    r[k] = Rc[1 + k] + (R[k][0] * mc[1] + R[k][1] * mc[2] + R[k][2] * mc[3]);
+    mr[k] = r[k] * mc[0];
+  }
+  const mbt__v4 s = la[0] + (mr[0] * r[0] + mr[1] * r[1] + mr[2] * r[2]);
+  Jm[0] = mc[0], Jm[1] = mr[0], Jm[2] = mr[1], Jm[3] = mr[2];
+  for (int k = 0; k < 3; ++k) JK[k] = (a[k] * a[k] + b[k] * b[k] + s) - mr[k] * r[k];
+  JK[3] = (a[0] * a[1] + b[0] * b[1]) - mr[0] * r[1];
+  JK[4] = (a[0] * a[2] + b[0] * b[2]) - mr[0] * r[2];
+  JK[5] = (a[1] * a[2] + b[1] * b[2]) - mr[1] * r[2];
   mm_store_moments4(Jm, JK, J);
 }
 
 MBT__ALWAYS_INLINE int aba_inertias4(mbt_context* ctx, int nl) {
   int i0 = 1;
-  for (; i0 + 3 < nl; i0 += 4) {
-    mbt__v4 Km[4], K6[6];
-    reexpress4_lanes(&ctx->I_Mo_M[i0], &ctx->pc.X_WM[i0], Km, K6);
-    shift_to4(Km, K6, &ctx->pc.X_WM[i0], &ctx->aba.I_Ro[i0]);
-  }
+  for (; i0 + 3 < nl; i0 += 4) inertias_at_Ro4(&ctx->I_cm_M[i0], &ctx->pc.X_WM[i0], &ctx->aba.I_Ro[i0]);
   return i0;
 }
 __attribute__((target("avx2"))) static int aba_inertias4_avx2(mbt_context* ctx, int nl) {

@@ -35,6 +35,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->damping);
   free(ctx->M_BBo_B);
   free(ctx->I_Mo_M);
+  free(ctx->I_cm_M);
   free(ctx->mp_BoBcm_M);
   free(ctx->mp_BoBcm_W);
   free(ctx->joint_locked);
@@ -81,6 +82,7 @@ static void alloc_state_and_caches(const mbt_tree* tree, mbt_context* ctx, bool*
   ctx->damping = alloc(nv, sizeof(mbt_real), failed);
   ctx->M_BBo_B = alloc(nn, sizeof(mbt_spatial_inertia), failed);
   ctx->I_Mo_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_moments), failed);
+  ctx->I_cm_M = alloc((size_t)tree->num_local_nodes, sizeof(mbt_inertia_central), failed);
   ctx->mp_BoBcm_M = alloc(nn, sizeof(mbt_vec3), failed);
   ctx->mp_BoBcm_W = alloc(nn, sizeof(mbt_vec3), failed);
   ctx->joint_locked = alloc((size_t)tree->num_joints, sizeof(bool), failed);
@@ -222,6 +224,28 @@ static mbt_vec3 body_first_moment_in_host(const mbt_spatial_inertia* M_SBo_B, co
   return mbt_vec3_scale(mbt_mat3_mul_vec(&X_HB->R, M_SBo_B->p_PScm_E), M_SBo_B->mass);
 }
 
+/* The central form of moments {m, h, K} about Mo (mbt_inertia_central): c = h/m (0 without mass),
+ * K_cm = K − m·(|c|²·1 − c·cᵀ) = Σ_k λ_k·e_k·e_kᵀ (mbt_mat3_symmetric_eigen, λ₀ <= λ₁ <= λ₂),
+ * λ = λ₀, a = √(λ₂ − λ₀)·e₂, b = √(λ₁ − λ₀)·e₁. */
+static void inertia_central_form(const mbt_inertia_moments* I, mbt_inertia_central* C) {
+  const mbt_real m = I->m;
+  const mbt_vec3 c = mbt_lt(0, m) ? mbt_vec3_scale(I->h, 1 / m) : mbt_vec3_zero();
+  const mbt_real cc = mbt_vec3_dot(c, c);
+  const mbt_mat3 K = {{{I->K[0] - m * (cc - c.v[0] * c.v[0]), I->K[3] + m * c.v[0] * c.v[1], I->K[4] + m * c.v[0] * c.v[2]},
+                       {0, I->K[1] - m * (cc - c.v[1] * c.v[1]), I->K[5] + m * c.v[1] * c.v[2]},
+                       {0, 0, I->K[2] - m * (cc - c.v[2] * c.v[2])}}};
+  mbt_vec3 lam;
+  mbt_mat3 V;
+  mbt_mat3_symmetric_eigen(&K, &lam, &V);
+  const mbt_real sa = mbt_sqrt(lam.v[2] - lam.v[0]), sb = mbt_sqrt(lam.v[1] - lam.v[0]);
+  C->m = m;
+  C->c = c;
+  C->lambda = lam.v[0];
+  C->a = mbt_vec3_make(sa * V.m[0][2], sa * V.m[1][2], sa * V.m[2][2]);
+  C->b = mbt_vec3_make(sb * V.m[0][1], sb * V.m[1][1], sb * V.m[2][1]);
+  C->unused = 0;
+}
+
 void mbt__context_update_all_inertias(mbt_context* ctx) {
   const mbt_tree* tree = ctx->tree;
   memset(ctx->I_Mo_M, 0, (size_t)tree->num_local_nodes * sizeof *ctx->I_Mo_M);
@@ -230,6 +254,7 @@ void mbt__context_update_all_inertias(mbt_context* ctx) {
     moments_add_body(&ctx->I_Mo_M[nd->host], &ctx->M_BBo_B[n], &nd->X_HB);
     ctx->mp_BoBcm_M[n] = body_first_moment_in_host(&ctx->M_BBo_B[n], &nd->X_HB);
   }
+  for (int i = 0; i < tree->num_local_nodes; ++i) inertia_central_form(&ctx->I_Mo_M[i], &ctx->I_cm_M[i]);
   mbt__context_invalidate_inertias(ctx);
 }
 
@@ -244,6 +269,7 @@ void mbt__context_update_body_inertia(mbt_context* ctx, int node) {
   for (int n = first; n < end; ++n)
     if (tree->nodes[n].host == host) moments_add_body(I, &ctx->M_BBo_B[n], &tree->nodes[n].X_HB);
   ctx->mp_BoBcm_M[node] = body_first_moment_in_host(&ctx->M_BBo_B[node], &tree->nodes[node].X_HB);
+  inertia_central_form(I, &ctx->I_cm_M[host]);
   mbt__context_invalidate_inertias(ctx);
 }
 
@@ -304,6 +330,7 @@ int mbt_context_copy_state(mbt_context* dst, const mbt_context* src) {
   dst->any_locked = src->any_locked;
   memcpy(dst->M_BBo_B, src->M_BBo_B, (size_t)tree->num_nodes * sizeof *dst->M_BBo_B);
   memcpy(dst->I_Mo_M, src->I_Mo_M, (size_t)tree->num_local_nodes * sizeof *dst->I_Mo_M);
+  memcpy(dst->I_cm_M, src->I_cm_M, (size_t)tree->num_local_nodes * sizeof *dst->I_cm_M);
   memcpy(dst->mp_BoBcm_M, src->mp_BoBcm_M, (size_t)tree->num_nodes * sizeof *dst->mp_BoBcm_M);
   dst->g_W = src->g_W;
   mbt__context_invalidate_q(dst);

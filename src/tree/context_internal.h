@@ -96,6 +96,13 @@ typedef struct {
                                    R_AM = R_x(b)·R_z(θ), θ = q + φ; R_AM is then not set */
 } mbt_local_scratch;
 
+/* A local node's merged inertia I_Mo_M by its central form: mass m, center of mass c = p_MoMcm in
+ * M, and the rotational inertia about it K_cm = λ·1 + a·aᵀ + b·bᵀ in M, λ its least principal
+ * moment and a, b its other two principal axes scaled by √(λ_k − λ) (mbt__context_update_*_inertias):
+ * re-expressed, R·K_cm·Rᵀ = λ·1 + (R·a)(R·a)ᵀ + (R·b)(R·b)ᵀ, three rotated vectors instead of a
+ * 3×3 product (mbt__inertia_at_Ro). 12 numbers (`unused` pads them) for four-lane loads. */
+typedef struct { mbt_real m; mbt_vec3 c; mbt_real lambda; mbt_vec3 a, b; mbt_real unused; } mbt_inertia_central;
+
 struct mbt_context {
   const mbt_tree* tree;
   mbt_real time;
@@ -108,6 +115,7 @@ struct mbt_context {
   mbt_vec3* mp_BoBcm_W;         /* [num_nodes] m·p_BoBcm_W = R_WM·mp_BoBcm_M (force_elements.c), a cache */
   mbt_real* damping;            /* [nv] per-context joint damping */
   mbt_vec3 g_W;                 /* uniform gravity */
+  mbt_inertia_central* I_cm_M;  /* [num_local_nodes] I_Mo_M by its central form (above), with I_Mo_M */
   bool* joint_locked;           /* [num_joints] */
   bool* v_locked;               /* [nv] true where the joint owning the dof is locked */
   bool any_locked;
