@@ -211,6 +211,65 @@ static void test_fd_of_id_long_chains(void** state) {
     }
 }
 
+/* The position cache that forward dynamics fills (its own pose step) holds the forward kinematics'
+ * numbers: every body's X_WB, H_PB_W and V_WB read after mbt_calc_forward_dynamics equal those of
+ * a second context after mbt_calc_velocity_kinematics_cache (== on every entry), on revolute
+ * chains (frames turned at finalize), the mixed chain and the shipped models. */
+static void expect_same_kinematics(const mbt_tree* tree, mbt_context* fd, mbt_context* fk) {
+  const int nv = mbt_tree_num_velocities(tree);
+  mbt_real x[2 * 80], tau[80], vdot[80];
+  assert_true(nv <= 80 && mbt_tree_num_positions(tree) <= 80);
+  tu_rand_state(tree, fd);
+  tu_rand_array(tau, nv, 1);
+  assert_int_equal(mbt_context_get_x(fd, x, mbt_tree_num_positions(tree) + nv), MBT_OK);
+  assert_int_equal(mbt_context_set_x(fk, x, mbt_tree_num_positions(tree) + nv), MBT_OK);
+  assert_int_equal(mbt_calc_forward_dynamics(tree, fd, tau, NULL, vdot), MBT_OK);
+  assert_int_equal(mbt_calc_velocity_kinematics_cache(tree, fk), MBT_OK);
+  for (int b = 1; b < mbt_tree_num_bodies(tree); ++b) {
+    mbt_transform X1, X2;
+    mbt_spatial_velocity V1, V2, H1[6] = {0}, H2[6] = {0};
+    assert_int_equal(mbt_context_body_pose_in_world(tree, fd, b, &X1), MBT_OK);
+    assert_int_equal(mbt_context_body_pose_in_world(tree, fk, b, &X2), MBT_OK);
+    assert_int_equal(mbt_context_body_spatial_velocity_in_world(tree, fd, b, &V1), MBT_OK);
+    assert_int_equal(mbt_context_body_spatial_velocity_in_world(tree, fk, b, &V2), MBT_OK);
+    assert_int_equal(mbt_context_body_H_PB_W(tree, fd, b, H1), MBT_OK);
+    assert_int_equal(mbt_context_body_H_PB_W(tree, fk, b, H2), MBT_OK);
+    for (int r = 0; r < 3; ++r) {
+      assert_true(X1.p.v[r] == X2.p.v[r]);
+      for (int c = 0; c < 3; ++c) assert_true(X1.R.m[r][c] == X2.R.m[r][c]);
+    }
+    for (int k = 0; k < 6; ++k) assert_true(V1.coeffs[k] == V2.coeffs[k]);
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 6; ++k) assert_true(H1[j].coeffs[k] == H2[j].coeffs[k]);
+  }
+}
+
+static void test_position_cache_as_forward_kinematics(void** state) {
+  (void)state;
+  tu_seed(905);
+  for (int mixed = 0; mixed <= 1; ++mixed) {
+    mbt_tree* tree = mbt_tree_create();
+    tu_add_chain(tree, "c", 30, mixed != 0);
+    assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+    mbt_context* fd = mbt_context_create(tree);
+    mbt_context* fk = mbt_context_create(tree);
+    for (int s = 0; s < 5; ++s) expect_same_kinematics(tree, fd, fk);
+    mbt_context_destroy(fd);
+    mbt_context_destroy(fk);
+    mbt_tree_destroy(tree);
+  }
+  for (int i = 0; i < TU_NUM_MODELS; ++i) {
+    mbt_urdf_result r;
+    tu_load_urdf(tu_models[i], tu_model_flags(tu_models[i]), &r);
+    mbt_context* fd = mbt_context_create(r.tree);
+    mbt_context* fk = mbt_context_create(r.tree);
+    for (int s = 0; s < 5; ++s) expect_same_kinematics(r.tree, fd, fk);
+    mbt_context_destroy(fd);
+    mbt_context_destroy(fk);
+    mbt_urdf_result_free(&r);
+  }
+}
+
 /* The mobilizer-level branched tree of support/test_util.h (random frames, a body left floating). */
 static void test_fd_of_id_mobilizer_tree(void** state) {
   (void)state;
@@ -768,6 +827,7 @@ int main(void) {
       cmocka_unit_test(test_fd_of_id_mobilizer_tree),
       cmocka_unit_test(test_fd_of_id_long_chains),
       cmocka_unit_test(test_fd_of_id_shipped_models),
+      cmocka_unit_test(test_position_cache_as_forward_kinematics),
       cmocka_unit_test(test_fd_against_reference),
       cmocka_unit_test(test_locked_joints_act_as_welds),
       cmocka_unit_test(test_singular_articulated_inertia),

@@ -250,6 +250,40 @@ void mbt__inertias_at_Ro(const mbt_tree* tree, mbt_context* ctx) {
   for (int i = i0; i < nl; ++i) mbt__inertia_at_Ro(ctx, i);
 }
 
+/* mbt__position_kinematics_node for the revolute nodes with R_AF_is_xz and p_AF_y_is_zero (finalize.c:
+ * R_AF.m[0][2] = 0, p_AF = (p_x, 0, p_z), never hanging from the world): the products with those
+ * exact zeros left out of R_WA·p_AF and of column z of R_WA·(R_AF·R_z(q)) (12 flops of 90), which
+ * gives mbt__local_pose_and_H_Ro's numbers (x·0 added to a product changes at most the sign of a
+ * zero), so the position cache holds the same whichever function filled it. */
+MBT__ALWAYS_INLINE void aba_position_kinematics_node(const mbt_tree* tree, mbt_context* ctx, int i) {
+  const mbt_local_node* L = &tree->local_nodes[i];
+  if (!L->p_AF_y_is_zero) {
+    mbt__position_kinematics_node(tree, ctx, i);
+    return;
+  }
+  mbt_position_cache* pc = &ctx->pc;
+  const mbt_transform* X_WA = &pc->X_WM[L->parent];
+  mbt_transform* X_WM = &pc->X_WM[i];
+  const mbt_mat3* R = &X_WA->R;
+  const mbt_mat3* A = &L->X_AF.R;
+  const mbt_vec3 p = L->X_AF.p;
+  const mbt_real sn = ctx->sin_q[L->q_start], cs = ctx->cos_q[L->q_start];
+  mbt_real AR[3][2];  /* columns x, y of A·R_z(q); its column z is A's, (0, A12, A22) */
+  for (int r = 0; r < 3; ++r) {
+    AR[r][0] = cs * A->m[r][0] + sn * A->m[r][1];
+    AR[r][1] = cs * A->m[r][1] - sn * A->m[r][0];
+  }
+  for (int r = 0; r < 3; ++r) {
+    X_WM->p.v[r] = X_WA->p.v[r] + (R->m[r][0] * p.v[0] + R->m[r][2] * p.v[2]);
+    for (int c = 0; c < 2; ++c) X_WM->R.m[r][c] = R->m[r][0] * AR[0][c] + R->m[r][1] * AR[1][c] + R->m[r][2] * AR[2][c];
+    X_WM->R.m[r][2] = R->m[r][1] * A->m[1][2] + R->m[r][2] * A->m[2][2];
+  }
+  mbt_spatial_velocity* H = &pc->H[L->v_start];
+  H->w = mbt_vec3_make(X_WM->R.m[0][2], X_WM->R.m[1][2], X_WM->R.m[2][2]);
+  H->v = mbt_vec3_cross(X_WM->p, H->w);
+  pc->p_WoRo[i] = pc->p_WoRo[L->parent];
+}
+
 /* The q-dependent quantities of node i, base to tip, from its position kinematics (X_WM, S = H)
  * and I_i (mbt__inertias_at_Ro): the flags and P_i = Ic_i = I_i. */
 static void aba_node_position(const mbt_tree* tree, mbt_context* ctx, int i) {
@@ -551,11 +585,11 @@ static int calc_aba(const mbt_tree* tree, mbt_context* ctx, const mbt_real* tau_
   aba->A[0].a = gravity_as_acceleration ? mbt_vec3_neg(ctx->g_W) : mbt_vec3_zero();
   const bool inertias = factor && !ctx->inertia_valid; /* (set valid after the whole pass) */
   if (inertias) {
-    for (int i = 1; pose && i < nl; ++i) mbt__position_kinematics_node(tree, ctx, i);
+    for (int i = 1; pose && i < nl; ++i) aba_position_kinematics_node(tree, ctx, i);
     mbt__inertias_at_Ro(tree, ctx);
   }
   for (int i = 1; i < nl; ++i) {
-    if (pose && !inertias) mbt__position_kinematics_node(tree, ctx, i);
+    if (pose && !inertias) aba_position_kinematics_node(tree, ctx, i);
     if (factor) aba_node_position(tree, ctx, i);
     aba_node_velocity(tree, ctx, i);
   }
