@@ -399,7 +399,10 @@ static int project_articulated_inertia(const mbt_tree* tree, mbt_context* ctx, i
   if (nv == 1) {
     abi_mul(P, S->coeffs, U->coeffs);
     const mbt_real d = dot6_split(S->coeffs, U->coeffs);
-    if (!pivot_is_regular(d, pivot_bound(aba, i, S))) {
+    /* (|S|² of a revolute column [w; p × w], |w| = 1: 1 + |p × w|², 6 flops of 11) */
+    const mbt_real bound = L->type == MBT_MOBILIZER_REVOLUTE ? aba->Ic_trace[i] * (1 + mbt_vec3_dot(S->v, S->v))
+                                                             : pivot_bound(aba, i, S);
+    if (!pivot_is_regular(d, bound)) {
       const mbt_real scale = pivot_scale_exact(tree, aba, i, S);
       if (!pivot_is_regular(d, scale)) return singular_error(tree, ctx, L, d, scale);
     }
