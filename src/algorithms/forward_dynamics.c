@@ -11,7 +11,8 @@
  * point) to a subtree and takes nothing back, and about Ro the products stay as exact wherever
  * the bodies are (about Wo, v̇ would lose digits ∝ |p_WoRo|²). Per local node i with parent
  * λ(i), motion subspace S (the joint's H columns at Ro):
- *   pass 1 (q only, tip to base): I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro,
+ *   pass 1 (q only, tip to base): I_i = I_Mo_M re-expressed by R_WM and shifted from Mo to Ro
+ *     (mbt__inertia_at_Ro, from its central form through the center of mass),
  *     P_i = I_i + Σ_children Pplus_c, U = P_i·S, D = Sᵀ·U = L·Lᵀ, Pplus_i = P_i − U·D⁻¹·Uᵀ;
  *   pass 2 (v, forces): V_i = V_λ + S·q̇, c_i = V_λ × S·q̇ (+ R_WF·Ḣ_FM·q̇ for the general
  *     mobilizers), the bias acceleration C_i = C_λ + c_i (C_0 = A_0), Z_i = I_i·C_i + V_i ×* I_i·V_i

@@ -10,6 +10,7 @@
  *   I_Mo_M[local]   the sum over the bodies carried by the local node (its own and every body
  *                   welded to it, mbt_node.host = local) of M_BBo_B moved by mbt_node.X_HB, about
  *                   Mo in M, by moments (mbt_inertia_moments); I_Mo_M[0] (the world) is unused;
+ *   I_cm_M[local]   I_Mo_M by its central form (mbt_inertia_central, below), recomputed with it;
  *   mp_BoBcm_M[node] the body's first mass moment about Bo in its host's frame M,
  *                   m·R_MB·p_BoBcm_B (the gravity force elements' constant), with I_Mo_M;
  *   damping[v]      joint damping per velocity (the joint's default damping; 0 without a joint);
