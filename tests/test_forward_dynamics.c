@@ -2,6 +2,8 @@
  *   - FD(ID(v̇)) = v̇ to 1e-10 relative at random states, on a branched tree built from the
  *     joint builders with every joint (and so every mobilizer) type, and on the shipped URDFs;
  *   - ABA = Cholesky path; the shipped models' qdd against the reference data (Pinocchio);
+ *   - the position cache forward dynamics fills holds the forward kinematics' numbers;
+ *   - bodies with repeated or zero principal moments (the inertias' central form);
  *   - locked joints: v̇ = 0, and the rest equals the model with those joints welded;
  *   - singular articulated inertia: MBT_ERR_SINGULAR naming the body, vdot unchanged;
  *   - translation invariance: v̇ and M unchanged to round-off when the model is moved by 1 km;
@@ -211,6 +213,21 @@ static void test_fd_of_id_long_chains(void** state) {
     }
 }
 
+/* check_fd_of_id at `states` random states of a new context of `tree`: both errors <= 1e-10. */
+static void expect_fd_of_id(const mbt_tree* tree, int states, const char* label) {
+  mbt_context* ctx = mbt_context_create(tree);
+  assert_non_null(ctx);
+  fd_errors err = {0, 0};
+  for (int s = 0; s < states; ++s) {
+    tu_rand_state(tree, ctx);
+    check_fd_of_id(tree, ctx, &err);
+  }
+  print_message("%s: FD(ID) %.2e, ABA vs Cholesky %.2e\n", label, err.fd_of_id, err.chol);
+  assert_true(err.fd_of_id <= 1e-10);
+  assert_true(err.chol <= 1e-10);
+  mbt_context_destroy(ctx);
+}
+
 /* The position cache that forward dynamics fills (its own pose step) holds the forward kinematics'
  * numbers: every body's X_WB, H_PB_W and V_WB read after mbt_calc_forward_dynamics equal those of
  * a second context after mbt_calc_velocity_kinematics_cache (== on every entry), on revolute
@@ -276,16 +293,7 @@ static void test_fd_of_id_mobilizer_tree(void** state) {
   tu_seed(77);
   mbt_tree* tree = tu_make_branched_tree();
   assert_non_null(tree);
-  mbt_context* ctx = mbt_context_create(tree);
-  fd_errors err = {0, 0};
-  for (int s = 0; s < 50; ++s) {
-    tu_rand_state(tree, ctx);
-    check_fd_of_id(tree, ctx, &err);
-  }
-  print_message("mobilizer tree: FD(ID) %.2e, ABA vs Cholesky %.2e\n", err.fd_of_id, err.chol);
-  assert_true(err.fd_of_id <= 1e-10);
-  assert_true(err.chol <= 1e-10);
-  mbt_context_destroy(ctx);
+  expect_fd_of_id(tree, 50, "mobilizer tree");
   mbt_tree_destroy(tree);
 }
 
@@ -623,6 +631,39 @@ static void test_massless_intermediate_body_is_regular(void** state) {
   mbt_tree_destroy(tree);
 }
 
+/* Bodies whose central inertia has repeated or zero principal moments (a sphere, a point mass off
+ * the axis, a thin rod, a cylinder on a branch, a box welded to the rod): the central form of the merged
+ * inertias (λ·1 + a·aᵀ + b·bᵀ, context_internal.h) with a = 0 or b = 0 gives ABA's v̇ = the mass
+ * matrix path's (whose CRBA reads I_Mo_M, not the central form) and FD(ID) = v̇. */
+static void test_degenerate_central_inertias(void** state) {
+  (void)state;
+  tu_seed(31);
+  mbt_tree* tree = mbt_tree_create();
+  mbt_unit_inertia G[5];
+  G[0] = mbt_unit_inertia_solid_sphere(0.1);
+  G[1] = mbt_unit_inertia_zero();
+  assert_int_equal(mbt_unit_inertia_thin_rod(0.4, tu_rand_unit(), &G[2]), MBT_OK);
+  assert_int_equal(mbt_unit_inertia_solid_cylinder(0.05, 0.3, tu_rand_unit(), &G[3]), MBT_OK);
+  G[4] = mbt_unit_inertia_solid_box(0.1, 0.2, 0.3);
+  const char* names[5] = {"sphere", "point", "rod", "cylinder", "box"};
+  const int parent_of[5] = {-1, 0, 1, 1, 2}; /* world → sphere → point → rod (→ box, welded), point → cylinder */
+  int body[5];
+  for (int k = 0; k < 5; ++k) {
+    const int parent = parent_of[k] < 0 ? 0 : body[parent_of[k]];
+    const mbt_vec3 c = k == 0 ? mbt_vec3_zero() : mbt_vec3_scale(tu_rand_unit(), 0.2);
+    const mbt_unit_inertia Gc = mbt_unit_inertia_shift_from_com(&G[k], mbt_vec3_neg(c));
+    const mbt_spatial_inertia M = mbt_spatial_inertia_make(1 + k, c, &Gc);
+    const int b = body[k] = mbt_tree_add_rigid_body(tree, names[k], &M);
+    assert_true(b > 0);
+    const mbt_transform X = tu_rand_transform(0.3);
+    if (k == 4) assert_true(mbt_tree_add_weld_joint(tree, "weld", parent, &X, b, NULL) >= 0);
+    else assert_true(mbt_tree_add_revolute_joint(tree, names[k], parent, &X, b, NULL, tu_rand_unit(), 0) >= 0);
+  }
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  expect_fd_of_id(tree, 20, "degenerate central inertias");
+  mbt_tree_destroy(tree);
+}
+
 /* ---- translation invariance ------------------------------------------------------------------- */
 /* v̇ by both paths and M at the context's state, for tau and Fapp. */
 typedef struct {
@@ -833,6 +874,7 @@ int main(void) {
       cmocka_unit_test(test_singular_articulated_inertia),
       cmocka_unit_test(test_floating_base_pivots),
       cmocka_unit_test(test_massless_intermediate_body_is_regular),
+      cmocka_unit_test(test_degenerate_central_inertias),
       cmocka_unit_test(test_translation_invariance),
       cmocka_unit_test(test_no_allocations),
       cmocka_unit_test(test_cholesky),
