@@ -231,8 +231,9 @@ static void inertia_central_form(const mbt_inertia_moments* I, mbt_inertia_centr
   const mbt_real m = I->m;
   const mbt_vec3 c = mbt_lt(0, m) ? mbt_vec3_scale(I->h, 1 / m) : mbt_vec3_zero();
   const mbt_real cc = mbt_vec3_dot(c, c);
-  const mbt_mat3 K = {{{I->K[0] - m * (cc - c.v[0] * c.v[0]), I->K[3] + m * c.v[0] * c.v[1], I->K[4] + m * c.v[0] * c.v[2]},
-                       {0, I->K[1] - m * (cc - c.v[1] * c.v[1]), I->K[5] + m * c.v[1] * c.v[2]},
+  const mbt_real mx = m * c.v[0], my = m * c.v[1];
+  const mbt_mat3 K = {{{I->K[0] - m * (cc - c.v[0] * c.v[0]), I->K[3] + mx * c.v[1], I->K[4] + mx * c.v[2]},
+                       {0, I->K[1] - m * (cc - c.v[1] * c.v[1]), I->K[5] + my * c.v[2]},
                        {0, 0, I->K[2] - m * (cc - c.v[2] * c.v[2])}}};
   mbt_vec3 lam;
   mbt_mat3 V;
