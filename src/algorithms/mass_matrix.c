@@ -308,9 +308,9 @@ MBT__ALWAYS_INLINE void mm_upper_rows(const mbt_context* ctx, size_t n, int r0, 
     }
 }
 
-/* Row b (n entries) to dst: whole 64-byte lines by non-temporal stores, the partial lines at either
- * end by ordinary ones. */
-MBT__AVX2_ATTRIBUTES MBT__ALWAYS_INLINE void mm_stream_row(mbt_real* dst, const mbt_real* b, size_t n) {
+/* n entries from b to dst: whole 64-byte lines by non-temporal stores, the partial lines at either
+ * end by ordinary ones (a call per block of rows, for both copies of stream_rows). */
+__attribute__((target("avx2"))) static void mm_stream_row(mbt_real* dst, const mbt_real* b, size_t n) {
   size_t i = 0;
   for (; i < n && ((uintptr_t)(dst + i) & 63) != 0; ++i) dst[i] = b[i];
   for (; i + 8 <= n; i += 8) {
@@ -323,8 +323,7 @@ MBT__AVX2_ATTRIBUTES MBT__ALWAYS_INLINE void mm_stream_row(mbt_real* dst, const 
 /* Rows r0..r0+nr−1 of one run whole (nr constant after inlining): zeros where the rows' paths and
  * subtrees leave gaps (a branched tree), the path and the diagonal block (store_block, store_row),
  * the subtrees (mm_upper_rows); then streamed to M. */
-MBT__AVX2_ATTRIBUTES MBT__ALWAYS_INLINE void stream_block(const mbt_context* ctx, int nv, int r0, int nr,
-                                                          mbt_real* M) {
+MBT__ALWAYS_INLINE void stream_block(const mbt_context* ctx, int nv, int r0, int nr, mbt_real* M) {
   const size_t n = (size_t)nv;
   mbt_real* B = ctx->crba_rows;
   if (!ctx->v_parent_is_chain) memset(B, 0, sizeof(mbt_real) * (size_t)nr * n);
@@ -333,11 +332,11 @@ MBT__AVX2_ATTRIBUTES MBT__ALWAYS_INLINE void stream_block(const mbt_context* ctx
   else
     store_row(ctx, nv, false, r0, ctx->crba_F, B, r0);
   mm_upper_rows(ctx, n, r0, nr, ctx->crba_F, B);
-  for (int a = 0; a < nr; ++a) mm_stream_row(M + (size_t)(r0 + a) * n, B + (size_t)a * n, n);
+  mm_stream_row(M + (size_t)r0 * n, B, (size_t)nr * n); /* the rows are consecutive in M and in B */
 }
 
 /* Every row of M, last to first, up to four of one run at a time (as store_rows). */
-MBT__AVX2_ATTRIBUTES static void stream_rows(const mbt_context* ctx, int nv, mbt_real* M) {
+MBT__ALWAYS_INLINE void stream_rows(const mbt_context* ctx, int nv, mbt_real* M) {
   for (int ck = nv - 1; ck >= 0;) {
     const int len = ck - ctx->v_run_start[ck] + 1;
     if (len >= 4)
@@ -351,6 +350,19 @@ MBT__AVX2_ATTRIBUTES static void stream_rows(const mbt_context* ctx, int nv, mbt
     ck -= len < 4 ? len : 4;
   }
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+}
+/* Compiled for AVX2/FMA and, where the processor has them, for AVX-512F and VL: the same four-lane
+ * vectors with 32 registers (chain of 2048, 300 calls: 1.03–1.10 → 0.96–1.00 s). */
+MBT__AVX2_ATTRIBUTES static void stream_rows_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
+  stream_rows(ctx, nv, M);
+}
+#if defined(__clang__)
+__attribute__((target("avx2,fma,avx512f,avx512vl")))
+#else
+__attribute__((target("avx2,fma,avx512f,avx512vl"), optimize("fp-contract=fast")))
+#endif
+static void stream_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
+  stream_rows(ctx, nv, M);
 }
 #endif
 
@@ -402,7 +414,7 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_c
   inertia_passes(tree, ctx, true);
 #ifdef MBT__MM_STREAM
   if (stream) {
-    stream_rows(ctx, tree->nv, M);
+    mbt__cpu_has_avx512() ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
     return;
   }
 #else
