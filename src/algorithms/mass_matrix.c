@@ -15,7 +15,8 @@
  * than mirroring at nv = 256 to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
  * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
- * afterwards by tiles. */
+ * afterwards by tiles, or, in the copy compiled for AVX2 past nv = 1024, every row is built whole
+ * and streamed to memory (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -54,7 +55,7 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  *   M[j][i] = H_iᵀ·F_j for i = j and the columns before j in the node and in its ancestors
  *   (the path λ(j), λ(λ(j)), ... of ctx->v_parent): row j of the lower triangle, stored
  *   contiguously, and for a small or sparse M (above) column j of the upper one; otherwise
- *   the upper triangle is mirrored by tiles afterwards.
+ *   the upper triangle is mirrored by tiles afterwards, or the rows are streamed (stream_rows).
  * Entries between nodes that are neither ancestor nor descendant of each other are zero. */
 /* The node's column forces F_k = Ic·H_k at Mo shifted to Ro (above) into Ft (ctx->crba_F: component
  * r of F_k at r·nv + k). For a node with S = I (tree_internal.h: it hangs from the world, Ro = Mo)
