@@ -166,10 +166,11 @@ static void test_chain_and_star(void** s) {
 
 /* Every entry of M written, exactly symmetric and equal to the inverse-dynamics method's: chains
  * of 7, 8 and 150 (the rows walked as one run four at a time, the last two or three together, the
- * upper triangle stored with them); above 1024 velocities (128 without the four-row blocks) the
- * upper triangle of a dense M is mirrored from the lower one by tiles: a chain of 1030 (nv not a
- * multiple of the 16-wide tiles) and a trunk of 500 with two limbs of 300 (zero blocks between the
- * limbs); a sparse M (a binary tree of 200) is stored directly. */
+ * upper triangle stored with them); above 1024 velocities a dense M is written row by row, each row
+ * whole, by streaming stores (128 without the four-row blocks: the upper triangle mirrored from the
+ * lower one by tiles): a chain of 1030 (nv not a multiple of the 16-wide tiles, rows not aligned
+ * to the 64-byte lines) and a trunk of 500 with two limbs of 300 (zero blocks between the limbs); a
+ * sparse M (a binary tree of 200) is stored directly. */
 static void check_every_entry(mbt_tree* tree) {
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   mbt_context* ctx = mbt_context_create(tree);
@@ -218,6 +219,40 @@ static void test_mirrored(void** s) {
   check_every_entry(binary);
 }
 
+/* Past nv = 1024, M's rows built whole and streamed: on a floating base (its six unit columns at
+ * the top of every path, S = I) a chain of 1030 (one run), and a trunk of 400 with three limbs of
+ * 230 whose nodes have one, two (universal) and three (planar) velocities (runs that end inside a
+ * node, rows whose subtrees end at different velocities, zero blocks between the limbs). */
+static void test_streamed(void** s) {
+  (void)s;
+  tu_seed(26);
+  mbt_tree* chain = mbt_tree_create();
+  const int base = tu_add_body_with_mobilizer(chain, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, true);
+  assert_true(base > 0);
+  int parent = base;
+  for (int i = 0; i < 1030; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 5 == 2 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
+                                        i % 2 == 0);
+    assert_true(parent > 0);
+  }
+  check_every_entry(chain);
+  mbt_tree* limbs = mbt_tree_create();
+  const int tip = tu_add_chain(limbs, "t", 400, true);
+  static const mbt_mobilizer_type types[3] = {MBT_MOBILIZER_REVOLUTE, MBT_MOBILIZER_UNIVERSAL, MBT_MOBILIZER_PLANAR};
+  for (int k = 0; k < 3; ++k) {
+    parent = tip;
+    for (int i = 0; i < 230; ++i) {
+      char name[16];
+      snprintf(name, sizeof name, "l%d_%d", k, i);
+      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 7 == 3 ? types[k] : MBT_MOBILIZER_REVOLUTE, i % 2 == 1);
+      assert_true(parent > 0);
+    }
+  }
+  check_every_entry(limbs);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_branched_mobilizer_tree),
@@ -225,6 +260,7 @@ int main(void) {
       cmocka_unit_test(test_shipped_models),
       cmocka_unit_test(test_chain_and_star),
       cmocka_unit_test(test_mirrored),
+      cmocka_unit_test(test_streamed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,13 @@
 /* mass_matrix.c: the mass matrix M(q) by the composite-rigid-body algorithm [Featherstone
  * 2008, §6.2] and by inverse dynamics (seed CalcMassMatrixViaInverseDynamics). */
+#include <stdint.h>
 #include <string.h>
 #include "algorithms/algorithms_internal.h"
 #include "mobilizers/mobilizer_types.h"
+#if defined(MBT__MM_BLOCKS) && defined(MBT__AVX2)
+#include <immintrin.h>
+#define MBT__MM_STREAM 1
+#endif
 
 /* The upper triangle is stored with the lower one when M stays in the caches (row by row, nv ≤ 128:
  * 128 KiB in L2, measured 13–17 % faster than mirroring at nv = 6..30; four rows at a time in the
@@ -10,7 +15,8 @@
  * than mirroring at nv = 256 to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
  * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
- * afterwards by tiles. */
+ * afterwards by tiles, or, in the copy compiled for AVX2 past nv = 1024, every row is built whole
+ * and streamed to memory (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -49,7 +55,7 @@ static void mirror_lower_triangle(mbt_real* M, int nv) {
  *   M[j][i] = H_iᵀ·F_j for i = j and the columns before j in the node and in its ancestors
  *   (the path λ(j), λ(λ(j)), ... of ctx->v_parent): row j of the lower triangle, stored
  *   contiguously, and for a small or sparse M (above) column j of the upper one; otherwise
- *   the upper triangle is mirrored by tiles afterwards.
+ *   the upper triangle is mirrored by tiles afterwards, or the rows are streamed (stream_rows).
  * Entries between nodes that are neither ancestor nor descendant of each other are zero. */
 /* The node's column forces F_k = Ic·H_k at Mo shifted to Ro (above) into Ft (ctx->crba_F: component
  * r of F_k at r·nv + k). For a node with S = I (tree_internal.h: it hangs from the world, Ro = Mo)
@@ -87,12 +93,13 @@ MBT__ALWAYS_INLINE void column_forces(const mbt_local_node* L, const mbt_inertia
  * columns e_j at the top of the path (ctx->v_unit_end, consecutive) the entry is F's component j.
  * Column ck too when direct. (F's components as six scalars: as an array, the compiler reloaded
  * them after every store to M.) */
-MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_real* Ft, mbt_real* M) {
+MBT__ALWAYS_INLINE void store_row(const mbt_context* ctx, int nv, bool direct, int ck, const mbt_real* Ft, mbt_real* M,
+                                   int row0) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
   const int unit_end = ctx->v_unit_end[ck], unit_start = unit_end - 6;
   const mbt_real f0 = Ft[ck], f1 = Ft[nv + ck], f2 = Ft[2 * nv + ck];
   const mbt_real f3 = Ft[3 * nv + ck], f4 = Ft[4 * nv + ck], f5 = Ft[5 * nv + ck];
-  mbt_real* Mrow = M + (size_t)ck * (size_t)nv;
+  mbt_real* Mrow = M + (size_t)(ck - row0) * (size_t)nv;
 #define MBT__MM_ENTRY(c)                                                                                   \
   do {                                                                                                     \
     const mbt_real* h = H_Ro[c].coeffs;                                                                    \
@@ -139,14 +146,14 @@ MBT__ALWAYS_INLINE void mm_store_lanes(mbt_real* p, const mbt__v4* C, int nr) {
 }
 
 /* Column c of the rows r0..r0+nr−1 (C = C_c): M[r0+a][c], and M[c][r0..r0+nr−1] when direct. */
-MBT__ALWAYS_INLINE void mm_store_column(mbt_real* M, size_t nv, bool direct, int r0, int nr, int c,
+MBT__ALWAYS_INLINE void mm_store_column(mbt_real* M, size_t nv, bool direct, int r0, int row0, int nr, int c,
                                         const mbt__v4* C) {
   if (direct) mm_store_lanes(M + (size_t)c * nv + (size_t)r0, C, nr);
-  for (int a = 0; a < nr; ++a) M[(size_t)(r0 + a) * nv + (size_t)c] = (*C)[a];
+  for (int a = 0; a < nr; ++a) M[(size_t)(r0 - row0 + a) * nv + (size_t)c] = (*C)[a];
 }
 
 /* The six unit columns e_j at us..us+5 (C_j = Fv_j): rows by two transposes. */
-MBT__ALWAYS_INLINE void mm_store_unit_columns(mbt_real* M, size_t nv, bool direct, int r0, int nr, int us,
+MBT__ALWAYS_INLINE void mm_store_unit_columns(mbt_real* M, size_t nv, bool direct, int r0, int row0, int nr, int us,
                                               const mbt__v4* Fv) {
   mbt__v4 R[4], R2[4];
   if (direct)
@@ -155,7 +162,7 @@ MBT__ALWAYS_INLINE void mm_store_unit_columns(mbt_real* M, size_t nv, bool direc
   mm_transpose(Fv, R);
   mm_transpose(F45, R2);
   for (int a = 0; a < nr; ++a) {
-    mbt_real* row = M + (size_t)(r0 + a) * nv + (size_t)us;
+    mbt_real* row = M + (size_t)(r0 - row0 + a) * nv + (size_t)us;
     *(mbt__v4u*)row = R[a];
     *(mbt__v2u*)(row + 4) = __builtin_shufflevector(R2[a], R2[a], 0, 1);
   }
@@ -163,7 +170,7 @@ MBT__ALWAYS_INLINE void mm_store_unit_columns(mbt_real* M, size_t nv, bool direc
 
 /* The block's columns below r0 along the shared path: the run (four at a time), then by λ, then
  * the unit columns. */
-MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool direct, int r0, int nr,
+MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool direct, int r0, int row0, int nr,
                                       const mbt__v4* Fv, mbt_real* M) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
   const int unit_end = ctx->v_unit_end[r0], unit_start = unit_end - 6;
@@ -175,22 +182,22 @@ MBT__ALWAYS_INLINE void mm_store_path(const mbt_context* ctx, size_t n, bool dir
     if (direct)
       for (int b = 0; b < 4; ++b) mm_store_lanes(M + (size_t)(c - 3 + b) * n + (size_t)r0, &C[b], nr);
     mm_transpose(C, R);
-    for (int a = 0; a < nr; ++a) *(mbt__v4u*)(M + (size_t)(r0 + a) * n + (size_t)(c - 3)) = R[a];
+    for (int a = 0; a < nr; ++a) *(mbt__v4u*)(M + (size_t)(r0 - row0 + a) * n + (size_t)(c - 3)) = R[a];
   }
   for (; c >= stop; --c) {
     mm_column(H_Ro[c].coeffs, Fv, &C[0]);
-    mm_store_column(M, n, direct, r0, nr, c, &C[0]);
+    mm_store_column(M, n, direct, r0, row0, nr, c, &C[0]);
   }
   if (stop > unit_end) c = ctx->v_parent[stop];
   for (; c >= unit_end; c = ctx->v_parent[c]) {
     mm_column(H_Ro[c].coeffs, Fv, &C[0]);
-    mm_store_column(M, n, direct, r0, nr, c, &C[0]);
+    mm_store_column(M, n, direct, r0, row0, nr, c, &C[0]);
   }
   if (c == unit_end - 1 && unit_start >= 0) {
-    mm_store_unit_columns(M, n, direct, r0, nr, unit_start, Fv);
+    mm_store_unit_columns(M, n, direct, r0, row0, nr, unit_start, Fv);
     return;
   }
-  for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, nr, c, &Fv[c - unit_start]);
+  for (; c >= unit_start && c >= 0; --c) mm_store_column(M, n, direct, r0, row0, nr, c, &Fv[c - unit_start]);
 }
 
 /* Nodes g..g+3 are revolute with one velocity each, consecutive (column_forces4). */
@@ -219,8 +226,8 @@ MBT__ALWAYS_INLINE void column_forces4(const mbt_inertia_moments* I, const mbt_s
 }
 
 /* Rows r0..r0+nr−1 (2 ≤ nr ≤ 4, one run): the block on the diagonal, then the shared path. */
-MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, int nr, const mbt_real* Ft,
-                                    mbt_real* M) {
+MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct, int r0, int row0, int nr,
+                                    const mbt_real* Ft, mbt_real* M) {
   const mbt_spatial_velocity* H_Ro = ctx->pc.H;
   const size_t n = (size_t)nv;
   mbt__v4 Fv[6], C[4], R[4], D[4];
@@ -231,8 +238,8 @@ MBT__ALWAYS_INLINE void store_block(const mbt_context* ctx, int nv, bool direct,
   D[1] = __builtin_shufflevector(R[1], C[1], 0, 1, 6, 7);
   D[2] = __builtin_shufflevector(R[2], C[2], 0, 1, 2, 7);
   D[3] = R[3];
-  for (int a = 0; a < nr; ++a) mm_store_lanes(M + (size_t)(r0 + a) * n + (size_t)r0, &D[a], nr);
-  mm_store_path(ctx, n, direct, r0, nr, Fv, M);
+  for (int a = 0; a < nr; ++a) mm_store_lanes(M + (size_t)(r0 - row0 + a) * n + (size_t)r0, &D[a], nr);
+  mm_store_path(ctx, n, direct, r0, row0, nr, Fv, M);
 }
 #endif
 
@@ -244,20 +251,121 @@ MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, 
 #ifdef MBT__MM_BLOCKS
     const int len = blocks ? ck - ctx->v_run_start[ck] + 1 : 1;
     if (len >= 4) {
-      store_block(ctx, nv, direct, ck - 3, 4, Ft, M);
+      store_block(ctx, nv, direct, ck - 3, 0, 4, Ft, M);
       ck -= 4;
       continue;
     }
     if (len >= 2) {
-      len == 3 ? store_block(ctx, nv, direct, ck - 2, 3, Ft, M) : store_block(ctx, nv, direct, ck - 1, 2, Ft, M);
+      len == 3 ? store_block(ctx, nv, direct, ck - 2, 0, 3, Ft, M) : store_block(ctx, nv, direct, ck - 1, 0, 2, Ft, M);
       ck -= len;
       continue;
     }
 #endif
-    store_row(ctx, nv, direct, ck, Ft, M);
+    store_row(ctx, nv, direct, ck, Ft, M, 0);
     --ck;
   }
 }
+
+#ifdef MBT__MM_STREAM
+/* ---- a dense M past nv = 1024 (the copy compiled for AVX2): rows streamed to memory ----------
+ * Stored with the rows, the upper triangle's entries go down the columns, a line and a page of M
+ * each (at nv = 2048 a row is 16 KiB); mirrored, M is written, read back and written again.
+ * Either way every line of M is read for ownership from memory once M is past the last-level
+ * cache (32 MiB at nv = 2048). Here each row is built whole in ctx->crba_rows and written to M
+ * once, whole 64-byte lines by non-temporal stores: the entries right of the diagonal are
+ * computed again (the upper triangle's dot products), which costs less than the traffic. */
+
+/* Lanes 0..k−1 of C at p (1 ≤ k ≤ 4). */
+MBT__ALWAYS_INLINE void mm_store_first(mbt_real* p, const mbt__v4* C, int k) {
+  if (k == 1)
+    p[0] = (*C)[0];
+  else
+    mm_store_lanes(p, C, k);
+}
+
+/* Rows r0..r0+nr−1 of one run right of their diagonal block, into B (row a at B + a·nv):
+ * M[r][c] = H_rᵀ·F_c for c a descendant of r (r < c < ctx->v_subtree_end[r], depth-first order),
+ * four columns at a time from F by component, by mm_column: the lower triangle's M[c][r] is the
+ * same product, so M stays symmetric bit for bit. The subtrees shrink down the run: the columns
+ * of the last row's first, for all the rows, then each row's own. */
+MBT__ALWAYS_INLINE void mm_upper_rows(const mbt_context* ctx, size_t n, int r0, int nr, const mbt_real* Ft,
+                                      mbt_real* B) {
+  const mbt_spatial_velocity* H_Ro = ctx->pc.H;
+  const int* end = ctx->v_subtree_end;
+  mbt__v4 Fv[6], C;
+  int c = r0 + nr;
+  for (; c + 4 <= end[r0 + nr - 1]; c += 4) {
+    for (int k = 0; k < 6; ++k) Fv[k] = *(const mbt__v4u*)(Ft + (size_t)k * n + (size_t)c);
+    for (int a = 0; a < nr; ++a) {
+      mm_column(H_Ro[r0 + a].coeffs, Fv, &C);
+      *(mbt__v4u*)(B + (size_t)a * n + (size_t)c) = C;
+    }
+  }
+  for (int a = 0; a < nr; ++a)
+    for (int j = c; j < end[r0 + a]; j += 4) { /* F's + 3 padding: the loads past nv are not stored */
+      for (int k = 0; k < 6; ++k) Fv[k] = *(const mbt__v4u*)(Ft + (size_t)k * n + (size_t)j);
+      mm_column(H_Ro[r0 + a].coeffs, Fv, &C);
+      mm_store_first(B + (size_t)a * n + (size_t)j, &C, end[r0 + a] - j < 4 ? end[r0 + a] - j : 4);
+    }
+}
+
+/* n entries from b to dst: whole 64-byte lines by non-temporal stores, the partial lines at either
+ * end by ordinary ones (a call per block of rows, for both copies of stream_rows). */
+__attribute__((target("avx2"))) static void mm_stream_row(mbt_real* dst, const mbt_real* b, size_t n) {
+  size_t i = 0;
+  for (; i < n && ((uintptr_t)(dst + i) & 63) != 0; ++i) dst[i] = b[i];
+  for (; i + 8 <= n; i += 8) {
+    _mm256_stream_pd(dst + i, _mm256_loadu_pd(b + i));
+    _mm256_stream_pd(dst + i + 4, _mm256_loadu_pd(b + i + 4));
+  }
+  for (; i < n; ++i) dst[i] = b[i];
+}
+
+/* Rows r0..r0+nr−1 of one run whole (nr constant after inlining): zeros where the rows' paths and
+ * subtrees leave gaps (a branched tree), the path and the diagonal block (store_block, store_row),
+ * the subtrees (mm_upper_rows); then streamed to M. */
+MBT__ALWAYS_INLINE void stream_block(const mbt_context* ctx, int nv, int r0, int nr, mbt_real* M) {
+  const size_t n = (size_t)nv;
+  mbt_real* B = ctx->crba_rows;
+  if (!ctx->v_parent_is_chain) memset(B, 0, sizeof(mbt_real) * (size_t)nr * n);
+  if (nr > 1)
+    store_block(ctx, nv, false, r0, r0, nr, ctx->crba_F, B);
+  else
+    store_row(ctx, nv, false, r0, ctx->crba_F, B, r0);
+  mm_upper_rows(ctx, n, r0, nr, ctx->crba_F, B);
+  mm_stream_row(M + (size_t)r0 * n, B, (size_t)nr * n); /* the rows are consecutive in M and in B */
+}
+
+/* Every row of M, last to first, up to four of one run at a time (as store_rows). */
+MBT__ALWAYS_INLINE void stream_rows(const mbt_context* ctx, int nv, mbt_real* M) {
+  for (int ck = nv - 1; ck >= 0;) {
+    const int len = ck - ctx->v_run_start[ck] + 1;
+    if (len >= 4)
+      stream_block(ctx, nv, ck - 3, 4, M);
+    else if (len == 3)
+      stream_block(ctx, nv, ck - 2, 3, M);
+    else if (len == 2)
+      stream_block(ctx, nv, ck - 1, 2, M);
+    else
+      stream_block(ctx, nv, ck, 1, M);
+    ck -= len < 4 ? len : 4;
+  }
+  _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+}
+/* Compiled for AVX2/FMA and, where the processor has them, for AVX-512F and VL: the same four-lane
+ * vectors with 32 registers (chain of 2048, 300 calls: 1.03–1.10 → 0.96–1.00 s). */
+MBT__AVX2_ATTRIBUTES static void stream_rows_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
+  stream_rows(ctx, nv, M);
+}
+#if defined(__clang__)
+__attribute__((target("avx2,fma,avx512f,avx512vl")))
+#else
+__attribute__((target("avx2,fma,avx512f,avx512vl"), optimize("fp-contract=fast")))
+#endif
+static void stream_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
+  stream_rows(ctx, nv, M);
+}
+#endif
 
 /* The CRBA's passes (above) after the poses, compiled for baseline x86-64 and, where the processor
  * has them (checked per call), for AVX2/FMA (algorithms_internal.h, MBT__AVX2_ATTRIBUTES). The
@@ -269,8 +377,7 @@ MBT__ALWAYS_INLINE void store_rows(const mbt_context* ctx, int nv, bool direct, 
  * composite inertias; then the rows of M (the nv² part). blocks: four nodes and rows at a time
  * (only in the copy compiled for AVX2: in baseline x86-64 GCC moves the four-lane vectors through
  * the stack, and the call was 3–4× slower). */
-MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool direct, bool blocks,
-                                       mbt_real* M) {
+MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, bool blocks) {
   const mbt_transform* X_WM = ctx->pc.X_WM;
   mbt_inertia_moments* Ic = ctx->scratch_Ic;
   const size_t nv = (size_t)tree->nv;
@@ -295,19 +402,42 @@ MBT__ALWAYS_INLINE void inertia_passes(const mbt_tree* tree, mbt_context* ctx, b
       column_forces(L, I, &ctx->pc.H[L->v_start], p_RoMo, nv, Ft);
     if (L->parent > 0) mbt__moments_add_shifted(&Ic[L->parent], I, mbt_vec3_sub(p_RoMo, X_WM[L->parent].p));
   }
-  store_rows(ctx, tree->nv, direct, blocks, M);
 }
 static void inertia_passes_base(const mbt_tree* tree, mbt_context* ctx, bool direct, mbt_real* M) {
-  inertia_passes(tree, ctx, direct, false, M);
+  inertia_passes(tree, ctx, false);
+  store_rows(ctx, tree->nv, direct, false, M);
 }
 
 #ifdef MBT__AVX2
 MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_context* ctx, bool direct,
                                                      mbt_real* M) {
-  inertia_passes(tree, ctx, direct, true, M);
+  inertia_passes(tree, ctx, true);
+  store_rows(ctx, tree->nv, direct, true, M);
 }
 #else
 #define inertia_passes_avx2 inertia_passes_base
+#endif
+
+#ifdef MBT__MM_STREAM
+/* The passes of the AVX2 copy, then the rows streamed (stream_rows) instead of mirrored. */
+MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
+  inertia_passes(tree, ctx, true);
+  mbt__cpu_has_avx512() ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
+}
+
+/* mbt_calc_mass_matrix for a dense M past nv = 1024 where the processor has AVX2 and FMA (the poses
+ * baseline, as there). Apart, so that the call for a small M compiles as before (with this path
+ * inside it the poses' registers moved: chain:30 +180 instructions, +2 % time). */
+__attribute__((noinline)) static int calc_mass_matrix_streamed(const mbt_tree* tree, mbt_context* ctx,
+                                                               mbt_real* M) {
+  if (!ctx->position_valid) {
+    mbt__calc_joint_sincos(tree, ctx);
+    for (int i = 1; i < tree->num_local_nodes; ++i) mbt__position_kinematics_node(tree, ctx, i);
+  }
+  ctx->position_valid = true;
+  inertia_passes_streamed(tree, ctx, M);
+  return MBT_OK;
+}
 #endif
 
 int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
@@ -315,6 +445,11 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   if (st) return st;
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
   const int nv = tree->nv;
+#ifdef MBT__MM_STREAM
+  if (nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
+      mbt__cpu_has_avx2_fma())
+    return calc_mass_matrix_streamed(tree, ctx, M);
+#endif
   const bool pose = !ctx->position_valid;
   if (pose) mbt__calc_joint_sincos(tree, ctx);
   /* Every entry is written below unless some velocity's λ is not the one before it (branches). */

@@ -71,6 +71,8 @@ void mbt_context_destroy(mbt_context* ctx) {
   mbt_multibody_forces_destroy(ctx->forces);
   free(ctx->v_run_start);
   free(ctx->crba_F);
+  free(ctx->v_subtree_end);
+  free(ctx->crba_rows);
   free(ctx);
 }
 
@@ -131,6 +133,8 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   if (!ctx->forces) *failed = true;
   ctx->v_run_start = alloc(nv, sizeof(int), failed);
   ctx->crba_F = alloc(6 * nv + 3, sizeof(mbt_real), failed); /* + 3: four-lane loads */
+  ctx->v_subtree_end = alloc(nv, sizeof(int), failed);
+  ctx->crba_rows = alloc(4 * nv, sizeof(mbt_real), failed);
 }
 
 /* The world's pose, reference point and velocity, which no pass writes. */
@@ -172,6 +176,12 @@ static void init_v_parent(const mbt_tree* tree, mbt_context* ctx) {
   for (int k = 0; k < tree->nv; ++k) len[k] = 0;
   for (int k = 0; k < tree->nv; ++k)
     ctx->v_run_start[k] = k > 0 && ctx->v_parent[k] == k - 1 ? ctx->v_run_start[k - 1] : k;
+  /* The subtrees' ends, tip to base: λ(k) < k, so k's end is final when λ(k)'s takes it. */
+  for (int k = 0; k < tree->nv; ++k) ctx->v_subtree_end[k] = k + 1;
+  for (int k = tree->nv - 1; k >= 0; --k) {
+    const int p = ctx->v_parent[k];
+    if (p >= 0 && ctx->v_subtree_end[p] < ctx->v_subtree_end[k]) ctx->v_subtree_end[p] = ctx->v_subtree_end[k];
+  }
 }
 
 mbt_context* mbt_context_create(const mbt_tree* tree) {

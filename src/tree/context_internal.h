@@ -153,6 +153,10 @@ struct mbt_context {
                                            walks it without chasing λ) */
   mbt_real* crba_F;                     /* [6·nv + 3] the mass matrix's column forces F_k = Ic·H_k:
                                            component r of F_k at r·nv + k (mass_matrix.c) */
+  int* v_subtree_end;                   /* [nv] one past the last velocity of k's subtree: the
+                                           descendants of k are k + 1 .. v_subtree_end[k] − 1 */
+  mbt_real* crba_rows;                  /* [4·nv] up to four rows of M, built before they are
+                                           streamed to memory (mass_matrix.c, large nv) */
   char error[MBT_ERROR_MAX];
 };
 
