@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algorithms/derivatives_internal.h"
+#include "algorithms/derivatives_lanes.h"
 #include "mobilizers/mobilizer_types.h"
 
 /* σ_jk: 1 when column j of a mobilizer (at Wo in W) turns with the mobilizer's own coordinate
@@ -545,9 +546,18 @@ MBT__ALWAYS_INLINE void add_to_parent(const mbt_tree* tree, mbt_derivatives_work
   for (int r = 0; r < 3; ++r) ws->Yc[p].n[r] += ws->Yc[i].n[r], ws->Yc[p].b[r] += ws->Yc[i].b[r];
 }
 
-/* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
- * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
- * entries with them: descendant_pairs). */
+/* Row k0 of M of a one-velocity node with its ancestors, S_k0ᵀ·Ic·S_k (and its mirror). */
+MBT__ALWAYS_INLINE void mass_matrix_row(const mbt_derivatives_workspace* ws, int k0, mbt_real* M) {
+  const size_t nv = (size_t)ws->nv;
+  const mbt_real* SI = ws->SI[k0];
+  M[(size_t)k0 * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k0]);
+  for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
+    M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
+}
+
+/* Per local node i (its subtree's Ic, Yc, F complete): per velocity (backward_velocity), the
+ * entries within the node, and M with the ancestors (the derivative entries with them:
+ * descendant_pairs). */
 MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M, bool si_known) {
   const mbt_local_node* L = &tree->local_nodes[i];
@@ -555,17 +565,13 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
   const size_t nv = (size_t)ws->nv;
   if (nk == 1) {  /* the in-node entries S·Φ, S·Ω and S·(Ic·S) of one velocity */
     backward_velocity_body(ws, i, k0, tau, dq != NULL, si_known);
-    const mbt_real *S = ws->S[k0], *SI = ws->SI[k0], *J = ws->J + k0;
+    const mbt_real *S = ws->S[k0], *J = ws->J + k0;
     if (dq) {
       mbt_real q = 0, v = 0;
       for (int r = 0; r < 6; ++r) q += S[r] * J[(MBT_J_PHI + r) * nv], v += S[r] * J[(MBT_J_OMEGA + r) * nv];
       dq[(size_t)k0 * nv + (size_t)k0] = q, dv[(size_t)k0 * nv + (size_t)k0] = v;
     }
-    if (M) {
-      M[(size_t)k0 * nv + (size_t)k0] = mbt__v6_dot(SI, S);
-      for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
-        M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
-    }
+    if (M) mass_matrix_row(ws, k0, M);
     return;
   }
   const bool unit = unit_columns(ws, L);
@@ -599,6 +605,29 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
   }
 }
 
+/* backward_node of every local node (the subtree sums complete), with lanes four one-velocity
+ * nodes at a time (velocity_rows4). */
+MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_workspace* ws, mbt_real* tau,
+                                       mbt_real* dq, mbt_real* dv, mbt_real* M, bool si_known, bool lanes) {
+  const int nl = ws->nl;
+  for (int i = 1; i < nl;) {
+#ifdef MBT__DERIV_LANES
+    const mbt_local_node* L = &tree->local_nodes[i];
+    if (lanes && i + 3 < nl && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
+      velocity_rows4(ws, i, tau, dq, dv, si_known);
+      if (M)
+        for (int l = 0; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
+      i += 4;
+      continue;
+    }
+#else
+    (void)lanes;
+#endif
+    backward_node(tree, ws, i, tau, dq, dv, M, si_known);
+    ++i;
+  }
+}
+
 /* tau += D·v + K·(q − q0) − tau_app, ∂tau/∂v += D, ∂tau/∂q += K (revolute springs). */
 static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const mbt_real* v, const mbt_real* tau_app,
                              mbt_real* tau, mbt_real* dq, mbt_real* dv) {
@@ -617,19 +646,28 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
-/* The forward pass (forward_node, forward_node_inertia) and the backward one (backward_node,
- * add_to_parent) of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES). */
+/* The passes of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES_LANES): base to tip
+ * (forward_node); per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes
+ * four nodes at a time, node_inertias4); tip to base, the subtree sums (add_to_parent); per node,
+ * its velocities' products and entries (backward_nodes). */
 MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
                                        const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, mbt_real* M) {
+                                       mbt_real* dv, mbt_real* M, bool lanes) {
   const int nl = tree->num_local_nodes;
-  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dq, dv, M, false), add_to_parent(tree, ws, i);
+  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+  int i0 = 1;
+#ifdef MBT__DERIV_LANES
+  if (lanes)
+    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
+#endif
+  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
+  for (int i = nl - 1; i > 0; --i) add_to_parent(tree, ws, i);
+  backward_nodes(tree, ws, tau, dq, dv, M, false, lanes);
 }
-MBT_DERIV_PASSES(id_passes,
-                 (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
-                  const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
-                 (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
+MBT_DERIV_PASSES_LANES(id_passes,
+                       (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                        const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
+                       (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
 
 /* −p_WoO for the point O about which the recursions take their spatial quantities: the origin
  * of the first moving frame at the current q, fixed while differentiating (tau and its
@@ -713,14 +751,14 @@ MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_works
 /* The passes of mbt__derivatives_at_vdot: move_to_vdot, then backward_node with the Ic·S of the
  * pass at v̇ = 0 (Ic and S, so Ic·S, are those of that pass); compiled three times. */
 MBT__ALWAYS_INLINE void vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
-                                         mbt_real* dq, mbt_real* dv) {
+                                         mbt_real* dq, mbt_real* dv, bool lanes) {
   move_to_vdot(tree, ws, vdot);
-  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dq, dv, NULL, true);
+  backward_nodes(tree, ws, NULL, dq, dv, NULL, true, lanes);
 }
-MBT_DERIV_PASSES(vdot_passes,
-                 (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
-                  mbt_real* dv),
-                 (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+MBT_DERIV_PASSES_LANES(vdot_passes,
+                       (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
+                        mbt_real* dv),
+                       (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
 
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
