@@ -661,7 +661,16 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
     for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
 #endif
   for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) add_to_parent(tree, ws, i);
+  for (int i = nl - 1; i > 0; --i) {
+#ifdef MBT__DERIV_LANES
+    const int p = tree->local_nodes[i].parent;
+    if (lanes) {
+      if (p > 0) add_to_parent_wide(ws, i, p);
+      continue;
+    }
+#endif
+    add_to_parent(tree, ws, i);
+  }
   backward_nodes(tree, ws, tau, dq, dv, M, false, lanes);
 }
 MBT_DERIV_PASSES_LANES(id_passes,

@@ -184,6 +184,17 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
     dq[kk] = q[l], dv[kk] = v[l];
   }
 }
+
+/* add_to_parent's sums by 4- and 2-wide adds: Ic, Yc, F of node i into its parent p's. */
+MBT__ALWAYS_INLINE void add_wide(mbt_real* p, const mbt_real* c, int n) {
+  for (int r = 0; r + 4 <= n; r += 4) *(mbt__v4u*)(p + r) += *(const mbt__v4u*)(c + r);
+  if (n % 4) *(mbt__v2u*)(p + n - 2) += *(const mbt__v2u*)(c + n - 2);
+}
+MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i, int p) {
+  add_wide(&ws->Ic[p].m, &ws->Ic[i].m, (int)MBT__MOMENTS_STRIDE);
+  add_wide(ws->F[p], ws->F[i], 6);
+  add_wide(ws->Yc[p].s, ws->Yc[i].s, (int)(sizeof(mbt_ymat) / sizeof(mbt_real)));
+}
 #endif /* MBT__MM_BLOCKS && MBT__AVX2 */
 
 /* MBT_DERIV_PASSES for a body whose last parameter is `bool lanes`: false in the baseline copy,
