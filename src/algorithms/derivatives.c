@@ -83,7 +83,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
   ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
   ws->S = malloc(n1 * (7 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 3 * sizeof(int)));
-  ws->vdot = malloc(((4 + MBT_J_ROWS) * n1 + 12 * n1 * n1) * sizeof(mbt_real));
+  ws->vdot = malloc(((4 + MBT_J_ROWS) * n1 + 4 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -104,7 +104,8 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->Ia = (mbt_real*)(s + 7 * n1), ws->Dinv = ws->Ia + 36 * n1;
   ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1, ws->node_end = ws->end + n1;
   ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1, ws->J = ws->rhs2 + n1;
-  ws->T1 = ws->J + MBT_J_ROWS * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->T1 = ws->J + MBT_J_ROWS * n1 + 4, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  memset(ws->T1 - 4, 0, 4 * sizeof(mbt_real)); /* read, never used, by descendant_entries4 */
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
@@ -528,11 +529,20 @@ MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace*
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
 }
-MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv,
+                                              bool lanes) {
+#ifdef MBT__DERIV_LANES
+  if (lanes) {
+    for (int k = 0; k < ws->nv; ++k) descendant_entries4(ws, k, dq, dv);
+    return;
+  }
+#else
+  (void)lanes;
+#endif
   for (int k = 0; k < ws->nv; ++k) descendant_entries_body(ws, k, dq, dv);
 }
-MBT_DERIV_PASSES(descendant_pairs, (const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv), (ws, dq, dv),
-                 (ws, dq, dv))
+MBT_DERIV_PASSES_LANES(descendant_pairs, (const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv),
+                       (ws, dq, dv), (ws, dq, dv))
 
 /* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
 MBT__ALWAYS_INLINE void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {

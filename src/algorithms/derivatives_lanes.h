@@ -195,6 +195,45 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
   add_wide(ws->F[p], ws->F[i], 6);
   add_wide(ws->Yc[p].s, ws->Yc[i].s, (int)(sizeof(mbt_ymat) / sizeof(mbt_real)));
 }
+
+/* descendant_entries_body (derivatives.c) four descendants j at a time, the same sums in the same
+ * order: the rows of ws->J are read four entries at a time, past j1 into the next row or the
+ * zeroed padding after J (workspace_create), and only the entries of j < j1 are stored. */
+MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, v4 x, int n) {
+  for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = x[l];
+}
+#define j_row4(J, row, nv, j) (*(const mbt__v4u*)((J) + (size_t)(row) * (nv) + (size_t)(j)))
+MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+                                            mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j0 = ws->node_end[k], j1 = ws->end[k];
+  const mbt_real *S = ws->S[k], *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k];
+  const mbt_real* restrict J = ws->J;
+  mbt_real *restrict dqk = dq + (size_t)k * nv, *restrict dvk = dv + (size_t)k * nv;
+  for (int j = j0; j < j1; j += 4) { /* row k: Sᵀ·Φ, Sᵀ·Ω */
+    v4 q = {0}, v = {0};
+    for (int r = 0; r < 6; ++r) q += S[r] * j_row4(J, MBT_J_PHI + r, nv, j), v += S[r] * j_row4(J, MBT_J_OMEGA + r, nv, j);
+    if (j + 4 <= j1) {
+      *(mbt__v4u*)(dqk + j) = q, *(mbt__v4u*)(dvk + j) = v;
+    } else {
+      store_upto4(dqk + j, 1, q, j1 - j), store_upto4(dvk + j, 1, v, j1 - j);
+    }
+  }
+  for (int j = j0; j < j1; j += 4) { /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+    v4 q = {0}, v = {0};
+    for (int r = 0; r < 3; ++r) {
+      const v4 sy = j_row4(J, MBT_J_SY + r, nv, j);
+      q += W[r] * sy, v -= S[r] * sy;
+    }
+    for (int r = 0; r < 6; ++r) {
+      const v4 si = j_row4(J, MBT_J_SI + r, nv, j);
+      q += B[r] * si, v += G[r] * si;
+    }
+    store_upto4(dq + (size_t)j * nv + (size_t)k, nv, q, j1 - j);
+    store_upto4(dv + (size_t)j * nv + (size_t)k, nv, v, j1 - j);
+  }
+}
+#undef j_row4
 #endif /* MBT__MM_BLOCKS && MBT__AVX2 */
 
 /* MBT_DERIV_PASSES for a body whose last parameter is `bool lanes`: false in the baseline copy,
