@@ -622,12 +622,15 @@ MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_wor
   const int nl = ws->nl;
   for (int i = 1; i < nl;) {
 #ifdef MBT__DERIV_LANES
-    const mbt_local_node* L = &tree->local_nodes[i];
-    if (lanes && i + 3 < nl && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
-      velocity_rows4(ws, i, tau, dq, dv, si_known);
+    /* the last nodes, fewer than four, in the block of the last four (the nodes before i in it
+       computed again, to the same numbers) */
+    const int b = i + 3 < nl ? i : nl - 4;
+    const mbt_local_node* L = &tree->local_nodes[b];
+    if (lanes && b > 0 && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
+      velocity_rows4(ws, b, tau, dq, dv, si_known);
       if (M)
-        for (int l = 0; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
-      i += 4;
+        for (int l = i - b; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
+      i = b + 4;
       continue;
     }
 #else
@@ -667,8 +670,10 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
   for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
-  if (lanes)
+  if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
     for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
+  }
 #endif
   for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
   for (int i = nl - 1; i > 0; --i) {
