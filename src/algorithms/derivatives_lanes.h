@@ -240,10 +240,19 @@ MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws,
  * true in the AVX2/FMA and AVX-512F copies where the build has the four-lane kernels above. */
 #define MBT__DERIV_ARGS(...) __VA_ARGS__
 #ifdef MBT__DERIV_LANES
+/* The AVX-512 copy with AVX-512VL too (mbt__cpu_has_avx512 checks it): the four-lane vectors in
+ * all 32 vector registers, not only the first 16. */
+#if defined(__clang__)
+#define MBT__LANES_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#else
+#define MBT__LANES_AVX512_ATTRIBUTES                      \
+  __attribute__((target("avx512f,avx512vl,avx2,fma"), \
+                 optimize("fp-contract=fast", "no-tree-slp-vectorize")))
+#endif
 #define MBT_DERIV_PASSES_LANES(name, params, args, body_args)                                                    \
   static void name##_base params { name##_body(MBT__DERIV_ARGS body_args, false); }                             \
   MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body(MBT__DERIV_ARGS body_args, true); }     \
-  MBT__PASSES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body(MBT__DERIV_ARGS body_args, true); } \
+  MBT__LANES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body(MBT__DERIV_ARGS body_args, true); }  \
   static void name params {                                                                                     \
     if (ws->avx2 && ws->avx512)                                                                                 \
       name##_avx512 args;                                                                                       \
