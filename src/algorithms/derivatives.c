@@ -532,8 +532,12 @@ MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace*
 MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv,
                                               bool lanes) {
 #ifdef MBT__DERIV_LANES
+  if (lanes && ws->nv >= 8) { /* chain_block4 needs eight velocities */
+    descendant_pairs4(ws, dq, dv);
+    return;
+  }
   if (lanes) {
-    for (int k = 0; k < ws->nv; ++k) descendant_entries4(ws, k, dq, dv);
+    for (int k = 0; k < ws->nv; ++k) descendant_entries4(ws, k, ws->end[k], dq, dv);
     return;
   }
 #else

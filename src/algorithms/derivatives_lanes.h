@@ -203,7 +203,11 @@ MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, v4 x, int n) {
   for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = x[l];
 }
 #define j_row4(J, row, nv, j) (*(const mbt__v4u*)((J) + (size_t)(row) * (nv) + (size_t)(j)))
-MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws, int k, mbt_real* restrict dq,
+/* descendant_entries_body four descendants j at a time, the same sums in the same order: the rows
+ * of ws->J are read four entries at a time past the end of the run (into the next row, or 4
+ * zeroed numbers after J), and only the entries of the run are stored; the column entries only
+ * for j < jc (the run's end, or where descendant_columns_k4 takes over). */
+MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws, int k, int jc, mbt_real* restrict dq,
                                             mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;
   const int j0 = ws->node_end[k], j1 = ws->end[k];
@@ -219,7 +223,7 @@ MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws,
       store_upto4(dqk + j, 1, q, j1 - j), store_upto4(dvk + j, 1, v, j1 - j);
     }
   }
-  for (int j = j0; j < j1; j += 4) { /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+  for (int j = j0; j < jc; j += 4) { /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
     v4 q = {0}, v = {0};
     for (int r = 0; r < 3; ++r) {
       const v4 sy = j_row4(J, MBT_J_SY + r, nv, j);
@@ -229,8 +233,59 @@ MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws,
       const v4 si = j_row4(J, MBT_J_SI + r, nv, j);
       q += B[r] * si, v += G[r] * si;
     }
-    store_upto4(dq + (size_t)j * nv + (size_t)k, nv, q, j1 - j);
-    store_upto4(dv + (size_t)j * nv + (size_t)k, nv, v, j1 - j);
+    store_upto4(dq + (size_t)j * nv + (size_t)k, nv, q, jc - j);
+    store_upto4(dv + (size_t)j * nv + (size_t)k, nv, v, jc - j);
+  }
+}
+/* True when velocities k..k + 3 are four one-velocity nodes in a row of a chain, with one subtree
+ * end at least four velocities further on: every velocity from k + 4 to that end is below all
+ * four. */
+MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k) {
+  if (k + 3 >= ws->nv || ws->end[k] < k + 8) return false;
+  for (int l = 0; l < 4; ++l)
+    if (ws->node_end[k + l] != k + l + 1 || ws->end[k + l] != ws->end[k]) return false;
+  return true;
+}
+/* The column entries of the four velocities k0..k0 + 3 of a chain_block4 for the descendants j
+ * from k0 + 4 on, lane l velocity k0 + l: per j, the four entries dq[j][k0..k0 + 3] are contiguous
+ * (one store, against four strided ones with lanes over j), the same sums in the same order. */
+MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
+                                              mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j1 = ws->end[k0];
+  v4 W[4], S[4], B[6], G[6];
+  mm_load4(ws->Wk[k0], 6, W);
+  mm_load4(ws->S[k0], 6, S);
+  load6x4(ws->Bk[k0], B);
+  load6x4(ws->Gk[k0], G);
+  const mbt_real* restrict J = ws->J;
+  for (int j = k0 + 4; j < j1; ++j) {
+    v4 q = {0}, v = {0};
+    for (int r = 0; r < 3; ++r) {
+      const mbt_real sy = J[(MBT_J_SY + r) * nv + (size_t)j];
+      q += W[r] * sy, v -= S[r] * sy;
+    }
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real si = J[(MBT_J_SI + r) * nv + (size_t)j];
+      q += B[r] * si, v += G[r] * si;
+    }
+    *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = q, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = v;
+  }
+}
+/* descendant_entries_body for every velocity: four velocities of a chain at a time
+ * (chain_block4: their rows and their column entries among themselves, then the rest of their
+ * columns by descendant_columns_k4), else one velocity (descendant_entries4). */
+MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, mbt_real* restrict dq,
+                                          mbt_real* restrict dv) {
+  for (int k = 0; k < ws->nv;) {
+    if (chain_block4(ws, k)) {
+      for (int l = 0; l < 4; ++l) descendant_entries4(ws, k + l, k + 4, dq, dv);
+      descendant_columns_k4(ws, k, dq, dv);
+      k += 4;
+      continue;
+    }
+    descendant_entries4(ws, k, ws->end[k], dq, dv);
+    ++k;
   }
 }
 #undef j_row4
