@@ -27,7 +27,7 @@ MBT__ALWAYS_INLINE void store6x4(const v4* x, mbt_real* p) {
   mm_store4(x, 6, p);
   mm_store4(x + 2, 6, p + 2);
 }
-MBT__ALWAYS_INLINE void store_row4(mbt_real* p, v4 x) { *(mbt__v4u*)p = x; }
+MBT__ALWAYS_INLINE void store_row4(mbt_real* p, const v4* x) { *(mbt__v4u*)p = *x; }
 
 /* The moments {m, h, K} of four nodes as lanes: I[0] = m, I[1..3] = h, I[4..9] = K. */
 MBT__ALWAYS_INLINE void load_moments4(const mbt_inertia_moments* M, v4* I) {
@@ -157,7 +157,10 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
     mul6_4(I, S, SI);
     store6x4(SI, ws->SI[k0]);
   }
-  if (tau) store_row4(tau + k0, (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]));
+  if (tau) {
+    const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
+    store_row4(tau + k0, &t);
+  }
   if (!dq) return;
   v4 Y[12], W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
   load_ymat4(&ws->Yc[i0], Y);
@@ -173,12 +176,12 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
   v4 q = {0}, v = {0};
   for (int r = 0; r < 6; ++r) {
     const v4 phi = SxF[r] + t1[r] + t2[r], omega = -2 * t3[r] - YS[r];
-    store_row4(J + (MBT_J_SI + r) * nv, SI[r]);
-    store_row4(J + (MBT_J_PHI + r) * nv, phi);
-    store_row4(J + (MBT_J_OMEGA + r) * nv, omega);
+    store_row4(J + (MBT_J_SI + r) * nv, &SI[r]);
+    store_row4(J + (MBT_J_PHI + r) * nv, &phi);
+    store_row4(J + (MBT_J_OMEGA + r) * nv, &omega);
     q += S[r] * phi, v += S[r] * omega;
   }
-  for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, SY[r]);
+  for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, &SY[r]);
   for (int l = 0; l < 4; ++l) {
     const size_t kk = (size_t)(k0 + l) * (nv + 1);
     dq[kk] = q[l], dv[kk] = v[l];
@@ -199,8 +202,8 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
 /* descendant_entries_body (derivatives.c) four descendants j at a time, the same sums in the same
  * order: the rows of ws->J are read four entries at a time, past j1 into the next row or the
  * zeroed padding after J (workspace_create), and only the entries of j < j1 are stored. */
-MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, v4 x, int n) {
-  for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = x[l];
+MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, const v4* x, int n) {
+  for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = (*x)[l];
 }
 #define j_row4(J, row, nv, j) (*(const mbt__v4u*)((J) + (size_t)(row) * (nv) + (size_t)(j)))
 /* descendant_entries_body four descendants j at a time, the same sums in the same order: the rows
@@ -220,7 +223,7 @@ MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws,
     if (j + 4 <= j1) {
       *(mbt__v4u*)(dqk + j) = q, *(mbt__v4u*)(dvk + j) = v;
     } else {
-      store_upto4(dqk + j, 1, q, j1 - j), store_upto4(dvk + j, 1, v, j1 - j);
+      store_upto4(dqk + j, 1, &q, j1 - j), store_upto4(dvk + j, 1, &v, j1 - j);
     }
   }
   for (int j = j0; j < jc; j += 4) { /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
@@ -233,8 +236,8 @@ MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws,
       const v4 si = j_row4(J, MBT_J_SI + r, nv, j);
       q += B[r] * si, v += G[r] * si;
     }
-    store_upto4(dq + (size_t)j * nv + (size_t)k, nv, q, jc - j);
-    store_upto4(dv + (size_t)j * nv + (size_t)k, nv, v, jc - j);
+    store_upto4(dq + (size_t)j * nv + (size_t)k, nv, &q, jc - j);
+    store_upto4(dv + (size_t)j * nv + (size_t)k, nv, &v, jc - j);
   }
 }
 /* True when velocities k..k + 3 are four one-velocity nodes in a row of a chain, with one subtree
