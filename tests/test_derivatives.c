@@ -585,6 +585,16 @@ static void test_kernels_agree(void** state) {
   (void)state;
   for_each_tree(check_kernels);
 }
+/* The same with the AVX2 copy of the passes where the processor would take the AVX-512 one (the
+ * four-lane kernels run in both, compiled for each). */
+static void check_kernels_avx2(fx* f, const char* name) {
+  f->ws->avx512 = false;
+  check_kernels(f, name);
+}
+static void test_kernels_agree_avx2(void** state) {
+  (void)state;
+  for_each_tree(check_kernels_avx2);
+}
 
 static void test_no_allocation(void** state) {
   (void)state;
@@ -620,7 +630,7 @@ int main(void) {
       cmocka_unit_test(test_gravity_derivatives),     cmocka_unit_test(test_integrate_configuration),
       cmocka_unit_test(test_step_derivatives),        cmocka_unit_test(test_errors),
       cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_kernels_agree),
-      cmocka_unit_test(test_no_allocation),
+      cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algorithms/derivatives_internal.h"
+#include "algorithms/derivatives_lanes.h"
 #include "mobilizers/mobilizer_types.h"
 
 /* σ_jk: 1 when column j of a mobilizer (at Wo in W) turns with the mobilizer's own coordinate
@@ -82,7 +83,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
       nl * (sizeof(mbt_transform) + 4 * sizeof(mbt_v6) + 2 * sizeof(mbt_inertia_moments) + sizeof(mbt_ymat));
   ws->X_WM = malloc(node_bytes + 2 * nl * sizeof(int));
   ws->S = malloc(n1 * (7 * sizeof(mbt_v6) + 37 * sizeof(mbt_real) + 3 * sizeof(int)));
-  ws->vdot = malloc(((4 + MBT_J_ROWS) * n1 + 12 * n1 * n1) * sizeof(mbt_real));
+  ws->vdot = malloc(((4 + MBT_J_ROWS) * n1 + 4 + 12 * n1 * n1) * sizeof(mbt_real));
   if (!ws->X_WM || !ws->S || !ws->vdot) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -103,7 +104,8 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->Ia = (mbt_real*)(s + 7 * n1), ws->Dinv = ws->Ia + 36 * n1;
   ws->up = (int*)(ws->Dinv + n1), ws->end = ws->up + n1, ws->node_end = ws->end + n1;
   ws->rhs = ws->vdot + n1, ws->vdot2 = ws->rhs + n1, ws->rhs2 = ws->vdot2 + n1, ws->J = ws->rhs2 + n1;
-  ws->T1 = ws->J + MBT_J_ROWS * n1, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  ws->T1 = ws->J + MBT_J_ROWS * n1 + 4, ws->T2 = ws->T1 + n1 * n1, ws->T3 = ws->T2 + n1 * n1;
+  memset(ws->T1 - 4, 0, 4 * sizeof(mbt_real)); /* read, never used, by descendant_entries4 */
   ws->T4 = ws->T3 + n1 * n1, ws->T5 = ws->T4 + n1 * n1, ws->T6 = ws->T5 + n1 * n1;
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
@@ -527,11 +529,24 @@ MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace*
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
 }
-MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv,
+                                              bool lanes) {
+#ifdef MBT__DERIV_LANES
+  if (lanes && ws->nv >= 8) { /* chain_block4 needs eight velocities */
+    descendant_pairs4(ws, dq, dv);
+    return;
+  }
+  if (lanes) {
+    for (int k = 0; k < ws->nv; ++k) descendant_entries4(ws, k, ws->end[k], dq, dv);
+    return;
+  }
+#else
+  (void)lanes;
+#endif
   for (int k = 0; k < ws->nv; ++k) descendant_entries_body(ws, k, dq, dv);
 }
-MBT_DERIV_PASSES(descendant_pairs, (const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv), (ws, dq, dv),
-                 (ws, dq, dv))
+MBT_DERIV_PASSES_LANES(descendant_pairs, (const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv),
+                       (ws, dq, dv), (ws, dq, dv))
 
 /* Ic, Yc, F of local node i (its subtree's, complete) added into its parent's. */
 MBT__ALWAYS_INLINE void add_to_parent(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i) {
@@ -545,9 +560,18 @@ MBT__ALWAYS_INLINE void add_to_parent(const mbt_tree* tree, mbt_derivatives_work
   for (int r = 0; r < 3; ++r) ws->Yc[p].n[r] += ws->Yc[i].n[r], ws->Yc[p].b[r] += ws->Yc[i].b[r];
 }
 
-/* Tip to base for local node i (its subtree's Ic, Yc, F complete): per velocity
- * (backward_velocity), the entries within the node, and M with the ancestors (the derivative
- * entries with them: descendant_pairs). */
+/* Row k0 of M of a one-velocity node with its ancestors, S_k0ᵀ·Ic·S_k (and its mirror). */
+MBT__ALWAYS_INLINE void mass_matrix_row(const mbt_derivatives_workspace* ws, int k0, mbt_real* M) {
+  const size_t nv = (size_t)ws->nv;
+  const mbt_real* SI = ws->SI[k0];
+  M[(size_t)k0 * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k0]);
+  for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
+    M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
+}
+
+/* Per local node i (its subtree's Ic, Yc, F complete): per velocity (backward_velocity), the
+ * entries within the node, and M with the ancestors (the derivative entries with them:
+ * descendant_pairs). */
 MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
                           mbt_real* dv, mbt_real* M, bool si_known) {
   const mbt_local_node* L = &tree->local_nodes[i];
@@ -555,17 +579,13 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
   const size_t nv = (size_t)ws->nv;
   if (nk == 1) {  /* the in-node entries S·Φ, S·Ω and S·(Ic·S) of one velocity */
     backward_velocity_body(ws, i, k0, tau, dq != NULL, si_known);
-    const mbt_real *S = ws->S[k0], *SI = ws->SI[k0], *J = ws->J + k0;
+    const mbt_real *S = ws->S[k0], *J = ws->J + k0;
     if (dq) {
       mbt_real q = 0, v = 0;
       for (int r = 0; r < 6; ++r) q += S[r] * J[(MBT_J_PHI + r) * nv], v += S[r] * J[(MBT_J_OMEGA + r) * nv];
       dq[(size_t)k0 * nv + (size_t)k0] = q, dv[(size_t)k0 * nv + (size_t)k0] = v;
     }
-    if (M) {
-      M[(size_t)k0 * nv + (size_t)k0] = mbt__v6_dot(SI, S);
-      for (int k = ws->up[k0]; k >= 0; k = ws->up[k])
-        M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
-    }
+    if (M) mass_matrix_row(ws, k0, M);
     return;
   }
   const bool unit = unit_columns(ws, L);
@@ -599,6 +619,32 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
   }
 }
 
+/* backward_node of every local node (the subtree sums complete), with lanes four one-velocity
+ * nodes at a time (velocity_rows4). */
+MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_workspace* ws, mbt_real* tau,
+                                       mbt_real* dq, mbt_real* dv, mbt_real* M, bool si_known, bool lanes) {
+  const int nl = ws->nl;
+  for (int i = 1; i < nl;) {
+#ifdef MBT__DERIV_LANES
+    /* the last nodes, fewer than four, in the block of the last four (the nodes before i in it
+       computed again, to the same numbers) */
+    const int b = i + 3 < nl ? i : nl - 4;
+    const mbt_local_node* L = &tree->local_nodes[b];
+    if (lanes && b > 0 && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
+      velocity_rows4(ws, b, tau, dq, dv, si_known);
+      if (M)
+        for (int l = i - b; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
+      i = b + 4;
+      continue;
+    }
+#else
+    (void)lanes;
+#endif
+    backward_node(tree, ws, i, tau, dq, dv, M, si_known);
+    ++i;
+  }
+}
+
 /* tau += D·v + K·(q − q0) − tau_app, ∂tau/∂v += D, ∂tau/∂q += K (revolute springs). */
 static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const mbt_real* v, const mbt_real* tau_app,
                              mbt_real* tau, mbt_real* dq, mbt_real* dv) {
@@ -617,19 +663,39 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
-/* The forward pass (forward_node, forward_node_inertia) and the backward one (backward_node,
- * add_to_parent) of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES). */
+/* The passes of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES_LANES): base to tip
+ * (forward_node); per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes
+ * four nodes at a time, node_inertias4); tip to base, the subtree sums (add_to_parent); per node,
+ * its velocities' products and entries (backward_nodes). */
 MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
                                        const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, mbt_real* M) {
+                                       mbt_real* dv, mbt_real* M, bool lanes) {
   const int nl = tree->num_local_nodes;
-  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot), forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) backward_node(tree, ws, i, tau, dq, dv, M, false), add_to_parent(tree, ws, i);
+  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+  int i0 = 1;
+#ifdef MBT__DERIV_LANES
+  if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
+    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
+  }
+#endif
+  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
+  for (int i = nl - 1; i > 0; --i) {
+#ifdef MBT__DERIV_LANES
+    const int p = tree->local_nodes[i].parent;
+    if (lanes) {
+      if (p > 0) add_to_parent_wide(ws, i, p);
+      continue;
+    }
+#endif
+    add_to_parent(tree, ws, i);
+  }
+  backward_nodes(tree, ws, tau, dq, dv, M, false, lanes);
 }
-MBT_DERIV_PASSES(id_passes,
-                 (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
-                  const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
-                 (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
+MBT_DERIV_PASSES_LANES(id_passes,
+                       (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                        const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
+                       (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
 
 /* −p_WoO for the point O about which the recursions take their spatial quantities: the origin
  * of the first moving frame at the current q, fixed while differentiating (tau and its
@@ -713,14 +779,14 @@ MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_works
 /* The passes of mbt__derivatives_at_vdot: move_to_vdot, then backward_node with the Ic·S of the
  * pass at v̇ = 0 (Ic and S, so Ic·S, are those of that pass); compiled three times. */
 MBT__ALWAYS_INLINE void vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
-                                         mbt_real* dq, mbt_real* dv) {
+                                         mbt_real* dq, mbt_real* dv, bool lanes) {
   move_to_vdot(tree, ws, vdot);
-  for (int i = ws->nl - 1; i > 0; --i) backward_node(tree, ws, i, NULL, dq, dv, NULL, true);
+  backward_nodes(tree, ws, NULL, dq, dv, NULL, true, lanes);
 }
-MBT_DERIV_PASSES(vdot_passes,
-                 (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
-                  mbt_real* dv),
-                 (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+MBT_DERIV_PASSES_LANES(vdot_passes,
+                       (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
+                        mbt_real* dv),
+                       (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
 
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {

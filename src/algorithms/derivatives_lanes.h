@@ -1,0 +1,327 @@
+/* derivatives_lanes.h: the per-body and per-velocity products of the ∂tau pass (derivatives.c)
+ * four local nodes at a time, one node per lane of GCC's and clang's four-lane vectors
+ * (algorithms_internal.h, mbt__v4), as the mass matrix's blocks: the same formulas as the
+ * scalar kernels of derivatives.c, term for term. Included by derivatives.c alone, and used only
+ * in its passes' AVX2 and AVX-512 copies (in baseline x86-64 GCC moves four-lane vectors through
+ * the stack; MBT_DERIV_PASSES_LANES). Lane l of a block is node i0 + l, and for the velocity
+ * rows velocity k0 + l of the four one-velocity nodes i0..i0 + 3 (consecutive velocities). */
+#ifndef MBT_DERIVATIVES_LANES_H
+#define MBT_DERIVATIVES_LANES_H
+
+#include "algorithms/derivatives_internal.h"
+
+#if defined(MBT__MM_BLOCKS) && defined(MBT__AVX2)
+#define MBT__DERIV_LANES 1
+
+typedef mbt__v4 v4;
+
+/* x[r] lane l = p[6·l + r]: a 6-vector of four consecutive entries of a mbt_v6 array; store6x4
+ * the reverse (the two overlapping halves store the same numbers in rows 2 and 3). */
+MBT__ALWAYS_INLINE void load6x4(const mbt_real* p, v4* x) {
+  v4 b[4];
+  mm_load4(p, 6, x);
+  mm_load4(p + 2, 6, b);
+  x[4] = b[2], x[5] = b[3];
+}
+MBT__ALWAYS_INLINE void store6x4(const v4* x, mbt_real* p) {
+  mm_store4(x, 6, p);
+  mm_store4(x + 2, 6, p + 2);
+}
+MBT__ALWAYS_INLINE void store_row4(mbt_real* p, const v4* x) { *(mbt__v4u*)p = *x; }
+
+/* The moments {m, h, K} of four nodes as lanes: I[0] = m, I[1..3] = h, I[4..9] = K. */
+MBT__ALWAYS_INLINE void load_moments4(const mbt_inertia_moments* M, v4* I) {
+  v4 Kb[4];
+  mm_load4(&M->m, MBT__MOMENTS_STRIDE, I);
+  mm_load4(&M->K[0], MBT__MOMENTS_STRIDE, I + 4);
+  mm_load4(&M->K[2], MBT__MOMENTS_STRIDE, Kb);
+  I[8] = Kb[2], I[9] = Kb[3];
+}
+MBT__ALWAYS_INLINE void store_moments4(const v4* I, mbt_inertia_moments* M) {
+  mm_store_moments4(I, I + 4, M);
+}
+/* The Y of four nodes as lanes: Y[0..5] = Σ, Y[6..8] = n, Y[9..11] = b (mbt_ymat, 12 numbers). */
+MBT__ALWAYS_INLINE void load_ymat4(const mbt_ymat* Y, v4* y) {
+  for (int c = 0; c < 3; ++c) mm_load4(Y->s + 4 * c, sizeof(mbt_ymat) / sizeof(mbt_real), y + 4 * c);
+}
+MBT__ALWAYS_INLINE void store_ymat4(const v4* y, mbt_ymat* Y) {
+  for (int c = 0; c < 3; ++c) mm_store4(y + 4 * c, sizeof(mbt_ymat) / sizeof(mbt_real), Y->s + 4 * c);
+}
+
+/* mbt__moments_mul6 by lanes, I as load_moments4's (y must not be x). */
+MBT__ALWAYS_INLINE void mul6_4(const v4* I, const v4* x, v4* y) {
+  const v4 *h = I + 1, *K = I + 4;
+  y[0] = K[0] * x[0] + K[3] * x[1] + K[4] * x[2] + h[1] * x[5] - h[2] * x[4];
+  y[1] = K[3] * x[0] + K[1] * x[1] + K[5] * x[2] + h[2] * x[3] - h[0] * x[5];
+  y[2] = K[4] * x[0] + K[5] * x[1] + K[2] * x[2] + h[0] * x[4] - h[1] * x[3];
+  y[3] = I[0] * x[3] - (h[1] * x[2] - h[2] * x[1]);
+  y[4] = I[0] * x[4] - (h[2] * x[0] - h[0] * x[2]);
+  y[5] = I[0] * x[5] - (h[0] * x[1] - h[1] * x[0]);
+}
+/* mbt__v6_cross_force by lanes (c must not be a or b). */
+MBT__ALWAYS_INLINE void cross_force4(const v4* a, const v4* b, v4* c) {
+  c[0] = a[1] * b[2] - a[2] * b[1] + a[4] * b[5] - a[5] * b[4];
+  c[1] = a[2] * b[0] - a[0] * b[2] + a[5] * b[3] - a[3] * b[5];
+  c[2] = a[0] * b[1] - a[1] * b[0] + a[3] * b[4] - a[4] * b[3];
+  c[3] = a[1] * b[5] - a[2] * b[4];
+  c[4] = a[2] * b[3] - a[0] * b[5];
+  c[5] = a[0] * b[4] - a[1] * b[3];
+}
+/* sym3_mul, y_mul and the angular part of y_tmul (derivatives.c) by lanes, Y as load_ymat4's. */
+MBT__ALWAYS_INLINE void sym3_mul4(const v4* s, const v4* x, v4* y) {
+  y[0] = s[0] * x[0] + s[3] * x[1] + s[4] * x[2];
+  y[1] = s[3] * x[0] + s[1] * x[1] + s[5] * x[2];
+  y[2] = s[4] * x[0] + s[5] * x[1] + s[2] * x[2];
+}
+MBT__ALWAYS_INLINE void y_mul4(const v4* Y, const v4* x, v4* y) {
+  const v4 *n = Y + 6, *b = Y + 9;
+  sym3_mul4(Y, x, y);
+  y[0] += n[1] * x[2] - n[2] * x[1];
+  y[1] += n[2] * x[0] - n[0] * x[2];
+  y[2] += n[0] * x[1] - n[1] * x[0];
+  y[3] = b[1] * x[2] - b[2] * x[1];
+  y[4] = b[2] * x[0] - b[0] * x[2];
+  y[5] = b[0] * x[1] - b[1] * x[0];
+}
+MBT__ALWAYS_INLINE void y_tmul4(const v4* Y, const v4* x, v4* y) {
+  const v4 *n = Y + 6, *b = Y + 9;
+  sym3_mul4(Y, x, y);
+  y[0] -= n[1] * x[2] - n[2] * x[1] + b[1] * x[5] - b[2] * x[4];
+  y[1] -= n[2] * x[0] - n[0] * x[2] + b[2] * x[3] - b[0] * x[5];
+  y[2] -= n[0] * x[1] - n[1] * x[0] + b[0] * x[4] - b[1] * x[3];
+}
+
+/* inertia_at_Wo of four nodes: K' = R·K·Rᵀ, h' = R·h (reexpress4_lanes), then shifted to Wo by
+ * d = p_WoMo: h = h' + m·d, K = K' + s·1 − m·d·dᵀ − d·h'ᵀ − h'·dᵀ, s = m·|d|² + 2·(d·h'). */
+MBT__ALWAYS_INLINE void inertia_at_Wo4(const mbt_inertia_moments* I, const mbt_transform* X, v4* J) {
+  v4 Km[4], K6[6], P[4];
+  reexpress4_lanes(I, X, Km, K6);
+  mm_load4(&X->R.m[2][2], MBT__TRANSFORM_STRIDE, P); /* R22 p */
+  const v4 m = Km[0], *h = Km + 1, *d = P + 1;
+  const v4 s = m * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + 2 * (d[0] * h[0] + d[1] * h[1] + d[2] * h[2]);
+  const v4 z = {0};
+  static const int ri[6] = {0, 1, 2, 0, 0, 1}, ci[6] = {0, 1, 2, 1, 2, 2};
+  for (int e = 0; e < 6; ++e) {
+    const int i = ri[e], j = ci[e];
+    J[4 + e] = K6[e] + ((e < 3 ? s : z) - m * d[i] * d[j] - d[i] * h[j] - h[i] * d[j]);
+  }
+  J[0] = m;
+  for (int r = 0; r < 3; ++r) J[1 + r] = h[r] + m * d[r];
+}
+
+/* forward_node_inertia of the four nodes i0..i0 + 3: Ib = Ic = I (about Wo, in W),
+ * F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
+ * n = the angular part of I·V, b = twice its linear part). */
+MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0) {
+  v4 I[10], V[6], A[6], Iv[6], Ia[6], vIv[6], F[6], Y[12];
+  inertia_at_Wo4(&ctx->I_Mo_M[i0], &ws->X_WM[i0], I);
+  store_moments4(I, &ws->Ib[i0]);
+  store_moments4(I, &ws->Ic[i0]);
+  load6x4(ws->V[i0], V);
+  load6x4(ws->A[i0], A);
+  mul6_4(I, A, Ia);
+  mul6_4(I, V, Iv);
+  cross_force4(V, Iv, vIv);
+  for (int r = 0; r < 6; ++r) F[r] = Ia[r] + vIv[r];
+  store6x4(F, ws->F[i0]);
+  const v4 *K = I + 4, *h = I + 1, *w = V, *u = V + 3;
+  const v4 C00 = K[3] * w[2] - K[4] * w[1], C01 = K[4] * w[0] - K[0] * w[2], C02 = K[0] * w[1] - K[3] * w[0];
+  const v4 C10 = K[1] * w[2] - K[5] * w[1], C11 = K[5] * w[0] - K[3] * w[2], C12 = K[3] * w[1] - K[1] * w[0];
+  const v4 C20 = K[5] * w[2] - K[2] * w[1], C21 = K[2] * w[0] - K[4] * w[2], C22 = K[4] * w[1] - K[5] * w[0];
+  const v4 uh = u[0] * h[0] + u[1] * h[1] + u[2] * h[2];
+  Y[0] = 2 * (C00 + u[0] * h[0] - uh);
+  Y[1] = 2 * (C11 + u[1] * h[1] - uh);
+  Y[2] = 2 * (C22 + u[2] * h[2] - uh);
+  Y[3] = C01 + C10 + u[0] * h[1] + h[0] * u[1];
+  Y[4] = C02 + C20 + u[0] * h[2] + h[0] * u[2];
+  Y[5] = C12 + C21 + u[1] * h[2] + h[1] * u[2];
+  for (int r = 0; r < 3; ++r) Y[6 + r] = Iv[r], Y[9 + r] = 2 * Iv[3 + r];
+  store_ymat4(Y, &ws->Yc[i0]);
+}
+
+/* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
+ * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω: Ic·S (unless si_known),
+ * tau = S·F, and with dq the rows of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B,
+ * Ω = Ic·G − Yc·S; G = −2·W for one velocity, one_velocity_rates: Ic·G = −2·Ic·W exactly). */
+MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
+                                       mbt_real* dv, bool si_known) {
+  const int k0 = ws->tree->local_nodes[i0].v_start;
+  const size_t nv = (size_t)ws->nv;
+  v4 I[10], S[6], F[6], SI[6];
+  load_moments4(&ws->Ic[i0], I);
+  load6x4(ws->S[k0], S);
+  load6x4(ws->F[i0], F);
+  if (si_known) {
+    load6x4(ws->SI[k0], SI);
+  } else {
+    mul6_4(I, S, SI);
+    store6x4(SI, ws->SI[k0]);
+  }
+  if (tau) {
+    const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
+    store_row4(tau + k0, &t);
+  }
+  if (!dq) return;
+  v4 Y[12], W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
+  load_ymat4(&ws->Yc[i0], Y);
+  load6x4(ws->Wk[k0], W);
+  load6x4(ws->Bk[k0], B);
+  y_tmul4(Y, S, SY);
+  cross_force4(S, F, SxF);
+  y_mul4(Y, S, YS);
+  y_mul4(Y, W, t1);
+  mul6_4(I, B, t2);
+  mul6_4(I, W, t3);
+  mbt_real* J = ws->J + k0;
+  v4 q = {0}, v = {0};
+  for (int r = 0; r < 6; ++r) {
+    const v4 phi = SxF[r] + t1[r] + t2[r], omega = -2 * t3[r] - YS[r];
+    store_row4(J + (MBT_J_SI + r) * nv, &SI[r]);
+    store_row4(J + (MBT_J_PHI + r) * nv, &phi);
+    store_row4(J + (MBT_J_OMEGA + r) * nv, &omega);
+    q += S[r] * phi, v += S[r] * omega;
+  }
+  for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, &SY[r]);
+  for (int l = 0; l < 4; ++l) {
+    const size_t kk = (size_t)(k0 + l) * (nv + 1);
+    dq[kk] = q[l], dv[kk] = v[l];
+  }
+}
+
+/* add_to_parent's sums by 4- and 2-wide adds: Ic, Yc, F of node i into its parent p's. */
+MBT__ALWAYS_INLINE void add_wide(mbt_real* p, const mbt_real* c, int n) {
+  for (int r = 0; r + 4 <= n; r += 4) *(mbt__v4u*)(p + r) += *(const mbt__v4u*)(c + r);
+  if (n % 4) *(mbt__v2u*)(p + n - 2) += *(const mbt__v2u*)(c + n - 2);
+}
+MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i, int p) {
+  add_wide(&ws->Ic[p].m, &ws->Ic[i].m, (int)MBT__MOMENTS_STRIDE);
+  add_wide(ws->F[p], ws->F[i], 6);
+  add_wide(ws->Yc[p].s, ws->Yc[i].s, (int)(sizeof(mbt_ymat) / sizeof(mbt_real)));
+}
+
+/* descendant_entries_body (derivatives.c) four descendants j at a time, the same sums in the same
+ * order: the rows of ws->J are read four entries at a time, past j1 into the next row or the
+ * zeroed padding after J (workspace_create), and only the entries of j < j1 are stored. */
+MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, const v4* x, int n) {
+  for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = (*x)[l];
+}
+#define j_row4(J, row, nv, j) (*(const mbt__v4u*)((J) + (size_t)(row) * (nv) + (size_t)(j)))
+/* descendant_entries_body four descendants j at a time, the same sums in the same order: the rows
+ * of ws->J are read four entries at a time past the end of the run (into the next row, or 4
+ * zeroed numbers after J), and only the entries of the run are stored; the column entries only
+ * for j < jc (the run's end, or where descendant_columns_k4 takes over). */
+MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws, int k, int jc, mbt_real* restrict dq,
+                                            mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j0 = ws->node_end[k], j1 = ws->end[k];
+  const mbt_real *S = ws->S[k], *W = ws->Wk[k], *B = ws->Bk[k], *G = ws->Gk[k];
+  const mbt_real* restrict J = ws->J;
+  mbt_real *restrict dqk = dq + (size_t)k * nv, *restrict dvk = dv + (size_t)k * nv;
+  for (int j = j0; j < j1; j += 4) { /* row k: Sᵀ·Φ, Sᵀ·Ω */
+    v4 q = {0}, v = {0};
+    for (int r = 0; r < 6; ++r) q += S[r] * j_row4(J, MBT_J_PHI + r, nv, j), v += S[r] * j_row4(J, MBT_J_OMEGA + r, nv, j);
+    if (j + 4 <= j1) {
+      *(mbt__v4u*)(dqk + j) = q, *(mbt__v4u*)(dvk + j) = v;
+    } else {
+      store_upto4(dqk + j, 1, &q, j1 - j), store_upto4(dvk + j, 1, &v, j1 - j);
+    }
+  }
+  for (int j = j0; j < jc; j += 4) { /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+    v4 q = {0}, v = {0};
+    for (int r = 0; r < 3; ++r) {
+      const v4 sy = j_row4(J, MBT_J_SY + r, nv, j);
+      q += W[r] * sy, v -= S[r] * sy;
+    }
+    for (int r = 0; r < 6; ++r) {
+      const v4 si = j_row4(J, MBT_J_SI + r, nv, j);
+      q += B[r] * si, v += G[r] * si;
+    }
+    store_upto4(dq + (size_t)j * nv + (size_t)k, nv, &q, jc - j);
+    store_upto4(dv + (size_t)j * nv + (size_t)k, nv, &v, jc - j);
+  }
+}
+/* True when velocities k..k + 3 are four one-velocity nodes in a row of a chain, with one subtree
+ * end at least four velocities further on: every velocity from k + 4 to that end is below all
+ * four. */
+MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k) {
+  if (k + 3 >= ws->nv || ws->end[k] < k + 8) return false;
+  for (int l = 0; l < 4; ++l)
+    if (ws->node_end[k + l] != k + l + 1 || ws->end[k + l] != ws->end[k]) return false;
+  return true;
+}
+/* The column entries of the four velocities k0..k0 + 3 of a chain_block4 for the descendants j
+ * from k0 + 4 on, lane l velocity k0 + l: per j, the four entries dq[j][k0..k0 + 3] are contiguous
+ * (one store, against four strided ones with lanes over j), the same sums in the same order. */
+MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
+                                              mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j1 = ws->end[k0];
+  v4 W[4], S[4], B[6], G[6];
+  mm_load4(ws->Wk[k0], 6, W);
+  mm_load4(ws->S[k0], 6, S);
+  load6x4(ws->Bk[k0], B);
+  load6x4(ws->Gk[k0], G);
+  const mbt_real* restrict J = ws->J;
+  for (int j = k0 + 4; j < j1; ++j) {
+    v4 q = {0}, v = {0};
+    for (int r = 0; r < 3; ++r) {
+      const mbt_real sy = J[(MBT_J_SY + r) * nv + (size_t)j];
+      q += W[r] * sy, v -= S[r] * sy;
+    }
+    for (int r = 0; r < 6; ++r) {
+      const mbt_real si = J[(MBT_J_SI + r) * nv + (size_t)j];
+      q += B[r] * si, v += G[r] * si;
+    }
+    *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = q, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = v;
+  }
+}
+/* descendant_entries_body for every velocity: four velocities of a chain at a time
+ * (chain_block4: their rows and their column entries among themselves, then the rest of their
+ * columns by descendant_columns_k4), else one velocity (descendant_entries4). */
+MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, mbt_real* restrict dq,
+                                          mbt_real* restrict dv) {
+  for (int k = 0; k < ws->nv;) {
+    if (chain_block4(ws, k)) {
+      for (int l = 0; l < 4; ++l) descendant_entries4(ws, k + l, k + 4, dq, dv);
+      descendant_columns_k4(ws, k, dq, dv);
+      k += 4;
+      continue;
+    }
+    descendant_entries4(ws, k, ws->end[k], dq, dv);
+    ++k;
+  }
+}
+#undef j_row4
+#endif /* MBT__MM_BLOCKS && MBT__AVX2 */
+
+/* MBT_DERIV_PASSES for a body whose last parameter is `bool lanes`: false in the baseline copy,
+ * true in the AVX2/FMA and AVX-512F copies where the build has the four-lane kernels above. */
+#define MBT__DERIV_ARGS(...) __VA_ARGS__
+#ifdef MBT__DERIV_LANES
+/* The AVX-512 copy with AVX-512VL too (mbt__cpu_has_avx512 checks it): the four-lane vectors in
+ * all 32 vector registers, not only the first 16. */
+#if defined(__clang__)
+#define MBT__LANES_AVX512_ATTRIBUTES __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#else
+#define MBT__LANES_AVX512_ATTRIBUTES                      \
+  __attribute__((target("avx512f,avx512vl,avx2,fma"), \
+                 optimize("fp-contract=fast", "no-tree-slp-vectorize")))
+#endif
+#define MBT_DERIV_PASSES_LANES(name, params, args, body_args)                                                    \
+  static void name##_base params { name##_body(MBT__DERIV_ARGS body_args, false); }                             \
+  MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body(MBT__DERIV_ARGS body_args, true); }     \
+  MBT__LANES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body(MBT__DERIV_ARGS body_args, true); }  \
+  static void name params {                                                                                     \
+    if (ws->avx2 && ws->avx512)                                                                                 \
+      name##_avx512 args;                                                                                       \
+    else if (ws->avx2)                                                                                          \
+      name##_avx2 args;                                                                                         \
+    else                                                                                                        \
+      name##_base args;                                                                                         \
+  }
+#else
+#define MBT_DERIV_PASSES_LANES(name, params, args, body_args) \
+  MBT_DERIV_PASSES(name, params, args, (MBT__DERIV_ARGS body_args, false))
+#endif
+
+#endif /* MBT_DERIVATIVES_LANES_H */
