@@ -72,7 +72,7 @@ static void test_random_significands(void** state) {
     switch (i % 4) {
       case 0: snprintf(s, sizeof s, "%s%se%d", sign, w, e); break;
       case 1: snprintf(s, sizeof s, "%s%.*s.%sE%+d", sign, point, w, w + point, e); break;
-      case 2: snprintf(s, sizeof s, "%s0.%s%s", sign, "0000000" + (random_bits() % 8), w); break;
+      case 2: snprintf(s, sizeof s, "%s0.%s%s", sign, &"0000000"[random_bits() % 8], w); break;
       default: snprintf(s, sizeof s, "%s%.*s.%s", sign, point, w, w + point); break;
     }
     expect_same(s);
