@@ -629,8 +629,9 @@ __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt
     ds = _mm256_fmadd_pd(gw, g, ds);
   }
   _mm256_storeu_pd(dl, ds);
-  /* L's rows on [0, k1) (the entries right of a row's diagonal are scratch; Mc is zero there). */
-  rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1);
+  /* L's rows on [0, k1] (a multiple of 4; the entries from a row's diagonal on are scratch, Mc is
+   * zero right of the diagonal). */
+  rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1 + 1);
   rows4_avx2(true, true, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
   for (int k = k1; k >= kb; --k) {
     const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
