@@ -260,15 +260,25 @@ static void ancestor_mass_rows(const mbt_context* ctx, const mbt_derivatives_wor
   }
 }
 
-/* M = Lᵀ·D·L in place (mbt__ltdl_factor_ex along ws->up, pivots against M's diagonal, from Mc);
- * ws->Dinv = 1/d. */
+/* M = Lᵀ·D·L in place along ws->up (as mbt__ltdl_factor_ex, with L_ki = M_ki·(1/d_k)), pivots
+ * against M's diagonal Mc; ws->Dinv = 1/d. */
 static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                        const mbt_real* Mc) {
   const int nv = ws->nv;
-  for (int k = 0; k < nv; ++k) ws->Dinv[k] = Mc[(size_t)k * nv + k];
-  int k;
-  if (mbt__ltdl_factor_ex(L, nv, ws->up, ws->Dinv, MBT__CHOLESKY_RTOL, &k)) return singular_error(tree, ctx, k);
-  for (k = 0; k < nv; ++k) ws->Dinv[k] = 1 / L[(size_t)k * nv + k];
+  const size_t n = (size_t)nv;
+  for (int k = nv - 1; k >= 0; --k) {
+    mbt_real* Lk = L + (size_t)k * n;
+    const mbt_real d = Lk[k], Mkk = Mc[(size_t)k * n + (size_t)k];
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
+    const mbt_real dinv = 1 / d;  /* one division per pivot, not per entry */
+    ws->Dinv[k] = dinv;
+    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) {
+      const mbt_real a = Lk[i] * dinv;
+      mbt_real* Li = L + (size_t)i * n;
+      for (int j = i; j >= 0; j = ws->up[j]) Li[j] -= a * Lk[j];
+      Lk[i] = a;
+    }
+  }
   return MBT_OK;
 }
 
