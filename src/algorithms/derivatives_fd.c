@@ -594,31 +594,26 @@ __attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, c
 }
 
 /* y = s·(y − Σ_{i<q} c_i·R_{m0+i}) on [0, len) (q ≤ 3, R_m = R + m·nv, not y), 4-wide, the last
- * entries by a masked block. */
+ * entries one by one (the next row loads these rows 4-wide: a masked store would not be
+ * forwarded to those loads). */
 __attribute__((target("avx2,fma"))) static void row_update_avx2(mbt_real* y, int len, int q, const mbt_real* c,
                                                                 const mbt_real* R, int nv, int m0, mbt_real s) {
   const mbt_real* r[3];
-  __m256d cv[3];
+  mbt_real ci[3];
   for (int i = 0; i < 3; ++i) {
-    const int qi = i < q ? i : 0;  /* unused terms: c = 0 on row m0 */
-    r[i] = R + (size_t)(m0 + qi) * (size_t)nv;
-    cv[i] = _mm256_set1_pd(i < q ? c[i] : 0);
+    r[i] = R + (size_t)(m0 + (i < q ? i : 0)) * (size_t)nv;  /* unused terms: c = 0 on row m0 */
+    ci[i] = i < q ? c[i] : 0;
   }
+  const __m256d c0 = _mm256_set1_pd(ci[0]), c1 = _mm256_set1_pd(ci[1]), c2 = _mm256_set1_pd(ci[2]);
   const __m256d sv = _mm256_set1_pd(s);
   int o = 0;
   for (; o + 4 <= len; o += 4) {
-    __m256d a = _mm256_fnmadd_pd(cv[0], _mm256_loadu_pd(r[0] + o), _mm256_loadu_pd(y + o));
-    a = _mm256_fnmadd_pd(cv[1], _mm256_loadu_pd(r[1] + o), a);
-    a = _mm256_fnmadd_pd(cv[2], _mm256_loadu_pd(r[2] + o), a);
+    __m256d a = _mm256_fnmadd_pd(c0, _mm256_loadu_pd(r[0] + o), _mm256_loadu_pd(y + o));
+    a = _mm256_fnmadd_pd(c1, _mm256_loadu_pd(r[1] + o), a);
+    a = _mm256_fnmadd_pd(c2, _mm256_loadu_pd(r[2] + o), a);
     _mm256_storeu_pd(y + o, _mm256_mul_pd(sv, a));
   }
-  if (o < len) {
-    const __m256i lanes = _mm256_cmpgt_epi64(_mm256_set1_epi64x(len - o), _mm256_setr_epi64x(0, 1, 2, 3));
-    __m256d a = _mm256_fnmadd_pd(cv[0], _mm256_maskload_pd(r[0] + o, lanes), _mm256_maskload_pd(y + o, lanes));
-    a = _mm256_fnmadd_pd(cv[1], _mm256_maskload_pd(r[1] + o, lanes), a);
-    a = _mm256_fnmadd_pd(cv[2], _mm256_maskload_pd(r[2] + o, lanes), a);
-    _mm256_maskstore_pd(y + o, lanes, _mm256_mul_pd(sv, a));
-  }
+  for (; o < len; ++o) y[o] = s * (y[o] - ci[0] * r[0][o] - ci[1] * r[1][o] - ci[2] * r[2][o]);
 }
 
 /* The rows kb..kb+3 of L and W at once: the part of the rows below them (m > kb + 3) as 4-row
