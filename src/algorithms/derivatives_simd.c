@@ -84,8 +84,9 @@ __attribute__((target("avx2,fma"))) static inline __attribute__((always_inline))
   const int je = block_rows_end(ws, k, w);
   __m256d a00 = _mm256_setzero_pd(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
   __m256d a40 = a00, a41 = a00, a50 = a00, a51 = a00;
+  const bool chain = ws->chain;  /* no row of X is zero */
   for (int j = 0; j < je; ++j) {
-    if (ws->end[j] <= k) continue;
+    if (!chain && ws->end[j] <= k) continue;
     const mbt_real *x = X + (size_t)j * nv + k, *m = Minv + (size_t)j * nv + i;
     const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
     __m256d b = _mm256_broadcast_sd(m);
