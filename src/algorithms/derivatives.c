@@ -110,9 +110,10 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   ws->PA = ws->T6 + n1 * n1;
   ws->last = node_ints;
   velocity_tree(tree, ws, node_ints, node_ints + nl);
-  ws->minv_ltdl = mbt__minv_by_ltdl(ws);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
+  ws->minv_dense = mbt__minv_dense(ws);
+  ws->minv_ltdl = mbt__minv_by_ltdl(ws);
   return ws;
 }
 

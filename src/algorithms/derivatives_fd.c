@@ -11,7 +11,8 @@
  * passes its articulated inertia on whole, as a weld, and its rows and columns of M⁻¹ are
  * zero (M_ff⁻¹ padded with zeros). Where the paths to the root hold few velocities (UR5, a
  * quadruped) M⁻¹ and v̇ come cheaper from the LᵀDL factor of M, formed from the same Ic·S
- * (ws->minv_ltdl, chosen per tree by operation counts). */
+ * (ws->minv_ltdl, chosen per tree by operation counts), on a chain of 12 or more velocities by
+ * dense blocks of rows (ws->minv_dense). */
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
@@ -233,7 +234,15 @@ bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws) {
     ltdl += 6 * (d[k] + 1) + f[k] + k * d[k];
     sweeps += 108 + 24.0 * (ws->end[k] - k);
   }
+  /* By dense blocks on a chain ~nv³/2 multiply-adds at ~0.54 of the sweeps' time each: timed on
+   * revolute chains, equal at ~52 velocities. */
+  if (ws->minv_dense) return 0.54 * 0.5 * ws->nv * ws->nv * (double)ws->nv < sweeps;
   return 1.8 * ltdl < sweeps;
+}
+
+bool mbt__minv_dense(const mbt_derivatives_workspace* ws) {
+  /* Below ~12 velocities the loops over lists of ancestors are faster (timed on revolute chains). */
+  return ws->chain && ws->avx2 && ws->nv >= 12;
 }
 
 /* M_kj = (Ic·S_k)·S_j for j = k and its ancestors into row k of L and of Mc (the rest of them is
@@ -252,15 +261,25 @@ static void ancestor_mass_rows(const mbt_context* ctx, const mbt_derivatives_wor
   }
 }
 
-/* M = Lᵀ·D·L in place (mbt__ltdl_factor_ex along ws->up, pivots against M's diagonal, from Mc);
- * ws->Dinv = 1/d. */
+/* M = Lᵀ·D·L in place along ws->up (as mbt__ltdl_factor_ex, with L_ki = M_ki·(1/d_k)), pivots
+ * against M's diagonal Mc; ws->Dinv = 1/d. */
 static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                        const mbt_real* Mc) {
   const int nv = ws->nv;
-  for (int k = 0; k < nv; ++k) ws->Dinv[k] = Mc[(size_t)k * nv + k];
-  int k;
-  if (mbt__ltdl_factor_ex(L, nv, ws->up, ws->Dinv, MBT__CHOLESKY_RTOL, &k)) return singular_error(tree, ctx, k);
-  for (k = 0; k < nv; ++k) ws->Dinv[k] = 1 / L[(size_t)k * nv + k];
+  const size_t n = (size_t)nv;
+  for (int k = nv - 1; k >= 0; --k) {
+    mbt_real* Lk = L + (size_t)k * n;
+    const mbt_real d = Lk[k], Mkk = Mc[(size_t)k * n + (size_t)k];
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
+    const mbt_real dinv = 1 / d;  /* one division per pivot, not per entry */
+    ws->Dinv[k] = dinv;
+    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) {
+      const mbt_real a = Lk[i] * dinv;
+      mbt_real* Li = L + (size_t)i * n;
+      for (int j = i; j >= 0; j = ws->up[j]) Li[j] -= a * Lk[j];
+      Lk[i] = a;
+    }
+  }
   return MBT_OK;
 }
 
@@ -367,24 +386,373 @@ static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X
   }
 }
 
+/* r = tau0 + M·x on a chain, M from its lower triangle Mc: row k's dot product with x and its
+ * column's multiple of x_k added to r on [0, k), both over contiguous entries. */
+MBT__ALWAYS_INLINE void chain_residual_body(const mbt_derivatives_workspace* ws, const mbt_real* Mc,
+                                            const mbt_real* tau0, const mbt_real* x, mbt_real* restrict r) {
+  const int nv = ws->nv;
+  for (int k = 0; k < nv; ++k) r[k] = tau0[k];
+  for (int k = 0; k < nv; ++k) {
+    const mbt_real* restrict Mk = Mc + (size_t)k * (size_t)nv;
+    const mbt_real xk = x[k];
+    mbt_real a = Mk[k] * xk;
+    for (int j = 0; j < k; ++j) a += Mk[j] * x[j], r[j] += Mk[j] * xk;
+    r[k] += a;
+  }
+}
+MBT_DERIV_KERNEL(chain_residual,
+                 (const mbt_derivatives_workspace* ws, const mbt_real* Mc, const mbt_real* tau0, const mbt_real* x,
+                  mbt_real* r),
+                 (ws, Mc, tau0, x, r), (ws, Mc, tau0, x, r))
+
 /* x = −M⁻¹·tau0 with one step of refinement, x −= M⁻¹·(M·x + tau0) (M from its ancestor rows
  * Mc), so that x agrees with the articulated-body forward dynamics to round-off. */
 static void ltdl_forward_dynamics(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* Mc,
                                   const mbt_real* tau0, mbt_real* x, mbt_real* r) {
   const int nv = ws->nv;
   neg_dense_mul(ws, Minv, tau0, x);
-  for (int k = 0; k < nv; ++k) r[k] = tau0[k] + Mc[(size_t)k * nv + k] * x[k];
-  for (int k = 0; k < nv; ++k)
-    for (int j = ws->up[k]; j >= 0; j = ws->up[j]) {
-      const mbt_real m = Mc[(size_t)k * nv + j];
-      r[k] += m * x[j], r[j] += m * x[k];
-    }
+  if (ws->minv_dense) {
+    chain_residual(ws, Mc, tau0, x, r);
+  } else {
+    for (int k = 0; k < nv; ++k) r[k] = tau0[k] + Mc[(size_t)k * nv + k] * x[k];
+    for (int k = 0; k < nv; ++k)
+      for (int j = ws->up[k]; j >= 0; j = ws->up[j]) {
+        const mbt_real m = Mc[(size_t)k * nv + j];
+        r[k] += m * x[j], r[j] += m * x[k];
+      }
+  }
   neg_dense_mul(ws, Minv, r, r + nv);
   for (int k = 0; k < nv; ++k) x[k] += r[nv + k];
 }
 
+/* ---- The LᵀDL factor and M⁻¹ on a chain (ws->chain: the ancestors of k are all j < k) ----
+ * M is dense and the factor and the inverse are row recursions over contiguous rows, each a
+ * combination y = s·(b − Σ_m c_m·R_m) of earlier rows, held in registers 16 columns at a time
+ * (row_combination). With M = Lᵀ·D·L, W = L⁻ᵀ (unit upper triangular) and
+ * M⁻¹ = Wᵀ·D⁻¹·W [Golub & Van Loan, Matrix Computations, 4th ed., §4.1], tip to base
+ *   d_k = M_kk − Σ_{m>k} d_m·L_mk²,   L_kj = (M_kj − Σ_{m>k} d_m·L_mk·L_mj)/d_k   (j < k),
+ *   W_kj = −Σ_{k<m≤j} L_mk·W_mj   (j > k),
+ * then M⁻¹_ij = Σ_{m≤i} (W_mi/d_m)·W_mj for j ≥ i and the lower triangle by symmetry: ~nv³/6
+ * multiply-adds each, and no row reads an entry that a mirror has just stored (4-wide loads of
+ * them stall on the stores). */
+
+/* y_o = s·(b_o − Σ_{m∈[m0,m1)} c_m·R_m,o) for o in [0, n) with R_m = R + m·ld (b NULL for zero);
+ * tri ≥ 0: the column of y_0, rows m > tri + o then adding zero to y_o (R_m,o = 0 stored). */
+MBT__ALWAYS_INLINE void row_combination_body(mbt_real* restrict y, const mbt_real* b, mbt_real s,
+                                             const mbt_real* c, const mbt_real* R, int ld, int m0, int m1, int n,
+                                             int tri) {
+  for (int o = 0; o < n; ++o) {
+    const int me = tri >= 0 && tri + o + 1 < m1 ? tri + o + 1 : m1;
+    mbt_real a = b ? b[o] : 0;
+    for (int m = m0; m < me; ++m) a -= c[m] * R[(size_t)m * (size_t)ld + (size_t)o];
+    y[o] = s * a;
+  }
+}
+
+#ifdef MBT__AVX2
+/* nb 4-wide blocks of row_combination at offsets o_b (computed from the same operands if two
+ * overlap); rows up to me. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void row_blocks_avx2(
+    int nb, const int* o, mbt_real* y, const mbt_real* b, __m256d s, const mbt_real* c, const mbt_real* R, int ld,
+    int m0, int me) {
+  __m256d a[4], e[4];  /* rows m0, m0 + 2, ... and m0 + 1, m0 + 3, ...: two chains of additions */
+  for (int i = 0; i < nb; ++i) a[i] = b ? _mm256_loadu_pd(b + o[i]) : _mm256_setzero_pd(), e[i] = _mm256_setzero_pd();
+  int m = m0;
+  for (; m + 2 <= me; m += 2) {
+    const mbt_real *r = R + (size_t)m * (size_t)ld, *r1 = r + ld;
+    const __m256d cm = _mm256_broadcast_sd(c + m), cm1 = _mm256_broadcast_sd(c + m + 1);
+    for (int i = 0; i < nb; ++i) {
+      a[i] = _mm256_fnmadd_pd(cm, _mm256_loadu_pd(r + o[i]), a[i]);
+      e[i] = _mm256_fnmadd_pd(cm1, _mm256_loadu_pd(r1 + o[i]), e[i]);
+    }
+  }
+  if (m < me) {
+    const mbt_real* r = R + (size_t)m * (size_t)ld;
+    const __m256d cm = _mm256_broadcast_sd(c + m);
+    for (int i = 0; i < nb; ++i) a[i] = _mm256_fnmadd_pd(cm, _mm256_loadu_pd(r + o[i]), a[i]);
+  }
+  for (int i = 0; i < nb; ++i) _mm256_storeu_pd(y + o[i], _mm256_mul_pd(s, _mm256_add_pd(a[i], e[i])));
+}
+
+/* row_combination with AVX2 (y not among the rows read): 16 columns at a time in four
+ * accumulators, the rest in as few blocks as cover it, the last shifted back to end at n. */
+__attribute__((target("avx2,fma"))) static void row_combination_avx2(mbt_real* y, const mbt_real* b, mbt_real s,
+                                                                     const mbt_real* c, const mbt_real* R, int ld,
+                                                                     int m0, int m1, int n, int tri) {
+  if (n < 4) {
+    row_combination_body(y, b, s, c, R, ld, m0, m1, n, tri);
+    return;
+  }
+  const __m256d vs = _mm256_set1_pd(s);
+  for (int o = 0; o < n; o += 16) {
+    const int nb = n - o >= 16 ? 4 : (n - o + 3) / 4;
+    int off[4];
+    for (int i = 0; i < 4; ++i) off[i] = o + 4 * i < n - 4 ? o + 4 * i : n - 4;
+    const int me = tri >= 0 && tri + off[nb - 1] + 4 < m1 ? tri + off[nb - 1] + 4 : m1;
+    switch (nb) {
+      case 4: row_blocks_avx2(4, off, y, b, vs, c, R, ld, m0, me); break;
+      case 3: row_blocks_avx2(3, off, y, b, vs, c, R, ld, m0, me); break;
+      case 2: row_blocks_avx2(2, off, y, b, vs, c, R, ld, m0, me); break;
+      default: row_blocks_avx2(1, off, y, b, vs, c, R, ld, m0, me); break;
+    }
+  }
+}
+#endif
+
+static void row_combination(const mbt_derivatives_workspace* ws, mbt_real* y, const mbt_real* b, mbt_real s,
+                            const mbt_real* c, const mbt_real* R, int m0, int m1, int n, int tri) {
+#ifdef MBT__AVX2
+  if (ws->avx2) {
+    row_combination_avx2(y, b, s, c, R, ws->nv, m0, m1, n, tri);
+    return;
+  }
+#endif
+  row_combination_body(y, b, s, c, R, ws->nv, m0, m1, n, tri);
+}
+
+/* Row k of L (d_k on the diagonal, ws->Dinv_k = 1/d_k) and of W from the rows below it; g_m = L_mk
+ * and w_m = d_m·L_mk gathered into t. */
+static int chain_factor_row(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int k,
+                            const mbt_real* Mc, mbt_real* L, mbt_real* W, mbt_real* t) {
+  const int nv = ws->nv;
+  const size_t n = (size_t)nv;
+  mbt_real *g = t, *w = t + n;
+  const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
+  mbt_real d0 = 0, d1 = 0;  /* Σ_{m>k} w_m·g_m in two chains of additions */
+  for (int m = k + 1; m < nv; ++m) {
+    g[m] = L[(size_t)m * n + (size_t)k], w[m] = L[(size_t)m * n + (size_t)m] * g[m];
+    if ((m - k) & 1)
+      d0 += w[m] * g[m];
+    else
+      d1 += w[m] * g[m];
+  }
+  const mbt_real d = Mkk - (d0 + d1);
+  if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
+  mbt_real *Lk = L + (size_t)k * n, *Wk = W + (size_t)k * n;
+  Lk[k] = d, ws->Dinv[k] = 1 / d;
+  row_combination(ws, Lk, Mc + (size_t)k * n, ws->Dinv[k], w, L, k + 1, nv, k, -1);
+  memset(Wk, 0, (size_t)k * sizeof(mbt_real));  /* read as the zeros below W's diagonal */
+  Wk[k] = 1;
+  row_combination(ws, Wk + k + 1, NULL, 1, g, W + k + 1, k + 1, nv, nv - k - 1, k + 1);
+  return MBT_OK;
+}
+
+#ifdef MBT__AVX2
+/* Four rows y_r = Y + r·nv on the columns [c, c + w) (w = 8 or 4), with C_m,r = C[4m + r] and
+ * R_m = R + m·nv: y_r = Σ_{m∈[m0,me)} C_m,r·R_m (sub false), else (b_r or 0) − that sum, b_r =
+ * B + r·nv; tri: R_mj = 0 for m > j (stored), so the rows end at the block's last column. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_block_avx2(
+    int w, bool sub, bool tri, const mbt_real* C, const mbt_real* R, int nv, int m0, int me, const mbt_real* B,
+    mbt_real* Y, int c) {
+  const size_t n = (size_t)nv;
+  if (tri && c + w < me) me = c + w;
+  __m256d a[4][2];
+  for (int r = 0; r < 4; ++r) a[r][0] = a[r][1] = _mm256_setzero_pd();
+  for (int m = m0; m < me; ++m) {
+    const mbt_real* x = R + (size_t)m * n + (size_t)c;
+    const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
+    for (int r = 0; r < 4; ++r) {
+      const __m256d cm = _mm256_broadcast_sd(C + 4 * m + r);
+      a[r][0] = _mm256_fmadd_pd(cm, x0, a[r][0]);
+      if (w == 8) a[r][1] = _mm256_fmadd_pd(cm, x1, a[r][1]);
+    }
+  }
+  for (int r = 0; r < 4; ++r)
+    for (int h = 0; h < w / 4; ++h) {
+      const size_t o = (size_t)r * n + (size_t)c + 4 * (size_t)h;
+      __m256d v = a[r][h];
+      if (sub) v = _mm256_sub_pd(B ? _mm256_loadu_pd(B + o) : _mm256_setzero_pd(), v);
+      _mm256_storeu_pd(Y + o, v);
+    }
+}
+
+/* rows4_block_avx2 on the columns [c0, c0 + len) (Y's rows not among R's or B's): by 8, the last
+ * block shifted back to end at c0 + len (overlapping entries computed twice, identically); fewer
+ * than four columns one by one. */
+__attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, const mbt_real* C, const mbt_real* R,
+                                                           int nv, int m0, int me, const mbt_real* B, mbt_real* Y,
+                                                           int c0, int len) {
+  const int e = c0 + len;
+  const size_t n = (size_t)nv;
+  if (len < 4) {
+    for (int r = 0; r < 4; ++r)
+      for (int j = c0; j < e; ++j) {
+        const int mj = tri && j + 1 < me ? j + 1 : me;
+        mbt_real a = 0;
+        for (int m = m0; m < mj; ++m) a += C[4 * m + r] * R[(size_t)m * n + (size_t)j];
+        Y[(size_t)r * n + (size_t)j] = !sub ? a : (B ? B[(size_t)r * n + (size_t)j] : 0) - a;
+      }
+    return;
+  }
+  int c = c0;
+  for (; c + 8 <= e; c += 8) rows4_block_avx2(8, sub, tri, C, R, nv, m0, me, B, Y, c);
+  if (e - c > 4 && len >= 8) {
+    rows4_block_avx2(8, sub, tri, C, R, nv, m0, me, B, Y, e - 8);
+  } else {
+    if (e - c > 4) rows4_block_avx2(4, sub, tri, C, R, nv, m0, me, B, Y, c);
+    if (c < e) rows4_block_avx2(4, sub, tri, C, R, nv, m0, me, B, Y, e - 4);
+  }
+}
+
+/* y = s·(y − Σ_{i<q} c_i·R_{m0+i}) on [0, len) (q ≤ 3, R_m = R + m·nv, not y), 4-wide, the last
+ * entries one by one (the next row loads these rows 4-wide: a masked store would not be
+ * forwarded to those loads). */
+__attribute__((target("avx2,fma"))) static void row_update_avx2(mbt_real* y, int len, int q, const mbt_real* c,
+                                                                const mbt_real* R, int nv, int m0, mbt_real s) {
+  const mbt_real* r[3];
+  mbt_real ci[3];
+  for (int i = 0; i < 3; ++i) {
+    r[i] = R + (size_t)(m0 + (i < q ? i : 0)) * (size_t)nv;  /* unused terms: c = 0 on row m0 */
+    ci[i] = i < q ? c[i] : 0;
+  }
+  const __m256d c0 = _mm256_set1_pd(ci[0]), c1 = _mm256_set1_pd(ci[1]), c2 = _mm256_set1_pd(ci[2]);
+  const __m256d sv = _mm256_set1_pd(s);
+  int o = 0;
+  for (; o + 4 <= len; o += 4) {
+    __m256d a = _mm256_fnmadd_pd(c0, _mm256_loadu_pd(r[0] + o), _mm256_loadu_pd(y + o));
+    a = _mm256_fnmadd_pd(c1, _mm256_loadu_pd(r[1] + o), a);
+    a = _mm256_fnmadd_pd(c2, _mm256_loadu_pd(r[2] + o), a);
+    _mm256_storeu_pd(y + o, _mm256_mul_pd(sv, a));
+  }
+  for (; o < len; ++o) y[o] = s * (y[o] - ci[0] * r[0][o] - ci[1] * r[1][o] - ci[2] * r[2][o]);
+}
+
+/* The rows kb..kb+3 of L and W at once: the part of the rows below them (m > kb + 3) as 4-row
+ * blocks, with g_m,r = L_m,kb+r and w_m,r = d_m·g_m,r gathered four at a time into t (8·nv), then
+ * each row's d and its terms from the rows of the block above it, tip to base. */
+__attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt_tree* tree, mbt_context* ctx,
+                                                                       mbt_derivatives_workspace* ws, int kb,
+                                                                       const mbt_real* Mc, mbt_real* L, mbt_real* W,
+                                                                       mbt_real* t) {
+  const int nv = ws->nv, k1 = kb + 3;
+  const size_t n = (size_t)nv;
+  mbt_real *G = t, *Gw = t + 4 * n, dl[4], c[3];
+  __m256d ds = _mm256_setzero_pd();
+  for (int m = k1 + 1; m < nv; ++m) {
+    const __m256d g = _mm256_loadu_pd(L + (size_t)m * n + (size_t)kb);
+    const __m256d gw = _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m));
+    _mm256_storeu_pd(G + 4 * m, g), _mm256_storeu_pd(Gw + 4 * m, gw);
+    ds = _mm256_fmadd_pd(gw, g, ds);
+  }
+  _mm256_storeu_pd(dl, ds);
+  /* L's rows on [0, k1] (a multiple of 4; the entries from a row's diagonal on are scratch, Mc is
+   * zero right of the diagonal). */
+  rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1 + 1);
+  rows4_avx2(true, true, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
+  for (int k = k1; k >= kb; --k) {
+    const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
+    mbt_real d = Mkk - dl[k - kb];
+    for (int m = k + 1; m <= k1; ++m) {
+      const mbt_real g = L[(size_t)m * n + (size_t)k];
+      c[m - k - 1] = L[(size_t)m * n + (size_t)m] * g;
+      d -= c[m - k - 1] * g;
+    }
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
+    mbt_real *Lk = L + (size_t)k * n, *Wk = W + (size_t)k * n;
+    ws->Dinv[k] = 1 / d;
+    row_update_avx2(Lk, k, k1 - k, c, L, nv, k + 1, ws->Dinv[k]);
+    Lk[k] = d;
+    for (int m = k + 1; m <= k1; ++m) c[m - k - 1] = L[(size_t)m * n + (size_t)k];
+    memset(Wk, 0, (size_t)(k1 + 1) * sizeof(mbt_real));
+    Wk[k] = 1;
+    row_update_avx2(Wk + k + 1, nv - k - 1, k1 - k, c, W + k + 1, nv, k + 1, 1);
+  }
+  return MBT_OK;
+}
+#endif
+
+/* L (d_k on the diagonal, ws->Dinv = 1/d) and W tip to base from M's lower triangle Mc (zero on
+ * the three entries right of the diagonal): with AVX2 the nv mod 4 rows at the tip one by one,
+ * then blocks of four rows; t holds 8·nv. */
+static int chain_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* Mc,
+                        mbt_real* L, mbt_real* W, mbt_real* t) {
+  const int nv = ws->nv;
+  int st, k = nv - 1, k_end = -1;  /* rows (k_end, k] one by one */
+#ifdef MBT__AVX2
+  if (ws->avx2) k_end = nv - 1 - nv % 4;
+#endif
+  for (; k > k_end; --k)
+    if ((st = chain_factor_row(tree, ctx, ws, k, Mc, L, W, t))) return st;
+#ifdef MBT__AVX2
+  for (; k >= 3; k -= 4)
+    if ((st = chain_factor_block_avx2(tree, ctx, ws, k - 3, Mc, L, W, t))) return st;
+#endif
+  return MBT_OK;
+}
+
+#ifdef MBT__AVX2
+/* M⁻¹'s upper triangle (nv ≥ 4) by blocks of four rows i0..i0+3, the last shifted back to end at
+ * nv, on the columns from i0: M⁻¹_ij = Σ_{m≤i0+3} (W_m,i/d_m)·W_mj (the entries left of the
+ * diagonal come out right too, as W_mj = 0 for m > j). */
+__attribute__((target("avx2,fma"))) static void chain_minv_upper_avx2(const mbt_derivatives_workspace* ws,
+                                                                      const mbt_real* W, mbt_real* t,
+                                                                      mbt_real* Minv) {
+  const int nv = ws->nv;
+  for (int i = 0; i < nv; i += 4) {
+    const int i0 = i + 4 <= nv ? i : nv - 4;
+    for (int m = 0; m <= i0 + 3; ++m) {
+      const __m256d wm = _mm256_loadu_pd(W + (size_t)m * (size_t)nv + (size_t)i0);
+      _mm256_storeu_pd(t + 4 * m, _mm256_mul_pd(wm, _mm256_broadcast_sd(ws->Dinv + m)));
+    }
+    rows4_avx2(false, false, t, W, nv, 0, i0 + 4, NULL, Minv + (size_t)i0 * (size_t)nv, i0, nv - i0);
+  }
+}
+#endif
+
+/* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St, zero on the
+ * three entries right of the diagonal; with AVX2 four rows at a time (the last four shifted back
+ * to end at nv), their coefficients Ic·S interleaved in t after St. */
+static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, mbt_real* Mc) {
+  const int nv = ws->nv;
+  const size_t n = (size_t)nv;
+#ifdef MBT__AVX2
+  if (ws->avx2 && nv >= 4) {
+    mbt_real* C = St + 6 * n;
+    for (int k = 0; k < nv; k += 4) {
+      const int k0 = k + 4 <= nv ? k : nv - 4;
+      for (int m = 0; m < 6; ++m)
+        for (int r = 0; r < 4; ++r) C[4 * m + r] = ws->SI[k0 + r][m];
+      rows4_avx2(false, false, C, St, nv, 0, 6, NULL, Mc + (size_t)k0 * n, 0, k0 + 4);
+    }
+  } else
+#endif
+  {
+    for (int k = 0; k < nv; ++k) row_combination(ws, Mc + (size_t)k * n, NULL, -1, ws->SI[k], St, 0, 6, k + 1, -1);
+  }
+  for (int k = 0; k < nv; ++k)
+    for (int j = k + 1; j < nv && j <= k + 3; ++j) Mc[(size_t)k * n + (size_t)j] = 0;
+}
+
+/* M⁻¹ on a chain without locked velocities: M_kj = (Ic·S_k)·S_j (j ≤ k) from the S_j transposed
+ * into six rows, the factor, then M⁻¹'s upper triangle row by row and its mirror. */
+static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  const int nv = ws->nv;
+  const size_t n = (size_t)nv;
+  mbt_real *L = ws->PA, *Mc = L + n * n, *W = Mc + n * n, *t = ws->Ia;
+  for (int k = 0; k < nv; ++k)
+    for (int r = 0; r < 6; ++r) t[(size_t)r * n + (size_t)k] = ws->S[k][r];
+  chain_mass_rows(ws, t, Mc);
+  const int st = chain_factor(tree, ctx, ws, Mc, L, W, t);
+  if (st) return st;
+#ifdef MBT__AVX2
+  if (ws->avx2 && nv >= 4) {
+    chain_minv_upper_avx2(ws, W, t, Minv);
+  } else
+#endif
+  {
+    for (int i = 0; i < nv; ++i) {
+      for (int m = 0; m <= i; ++m) t[m] = W[(size_t)m * n + (size_t)i] * ws->Dinv[m];
+      row_combination(ws, Minv + (size_t)i * n + (size_t)i, NULL, -1, t, W + i, 0, i + 1, nv - i, -1);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) Minv[j * n + i] = Minv[i * n + j];
+  return MBT_OK;
+}
+
 /* M⁻¹ (nv×nv) at the state of the last pass of mbt__id_derivatives (S, Ib, Ic·S). */
 static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
+  if (ws->minv_ltdl && ws->minv_dense && !ctx->any_locked) return chain_minv(tree, ctx, ws, Minv);
   if (ws->minv_ltdl) {  /* the factor in ws->PA, M after it */
     ancestor_mass_rows(ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
     const int st = ltdl_factor(tree, ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);

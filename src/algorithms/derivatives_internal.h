@@ -115,6 +115,8 @@ struct mbt_derivatives_workspace {
   mbt_real *vdot2, *rhs2;       /* [nv] each, the step */
   mbt_real *T1, *T2, *T3;       /* [nv·nv] each, forward dynamics */
   mbt_real *T4, *T5, *T6;       /* [nv·nv] each, the step */
+  bool minv_dense;              /* on the LᵀDL path, the factor and M⁻¹ by dense blocks of rows (a
+                                   chain long enough, with AVX2: mbt__minv_dense) */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
@@ -149,6 +151,9 @@ void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_der
  * ws's tree, by their operation counts (derivatives_fd.c; ws->up and ws->end set; uses ws->rhs
  * and ws->rhs2 as scratch). */
 bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws);
+/* True when the LᵀDL path runs by dense blocks of rows on ws's tree (derivatives_fd.c; ws->chain
+ * and ws->avx2 set). */
+bool mbt__minv_dense(const mbt_derivatives_workspace* ws);
 
 /* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
  * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
