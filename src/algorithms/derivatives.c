@@ -519,14 +519,7 @@ MBT__ALWAYS_INLINE void descendant_entries_body(const mbt_derivatives_workspace*
   }
   for (int j = j0; j < j1; ++j) {  /* column k: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
     mbt_real q = 0, v = 0;
-    for (int r = 0; r < 3; ++r) {
-      const mbt_real sy = J[(MBT_J_SY + r) * nv + (size_t)j];
-      q += W[r] * sy, v -= S[r] * sy;
-    }
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real si = J[(MBT_J_SI + r) * nv + (size_t)j];
-      q += B[r] * si, v += G[r] * si;
-    }
+    MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, q, v);
     dq[(size_t)j * nv + (size_t)k] = q, dv[(size_t)j * nv + (size_t)k] = v;
   }
 }

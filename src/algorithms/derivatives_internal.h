@@ -41,10 +41,12 @@ typedef mbt_real mbt_v6[6];
  * MBT__PASSES_AVX2_ATTRIBUTES): baseline, AVX2/FMA, and AVX-512F where the processor has it
  * (ws->avx512), for its 32 vector registers. */
 #ifdef MBT__AVX2
-#define MBT_DERIV_PASSES(name, params, args, body_args)                                    \
-  static void name##_base params { name##_body body_args; }                               \
-  MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body body_args; }     \
-  MBT__PASSES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body body_args; } \
+/* MBT_DERIV_PASSES_EX: the same with the baseline copy's body arguments apart from the vector
+ * copies' and the AVX-512 copy's attributes given (derivatives_lanes.h). */
+#define MBT_DERIV_PASSES_EX(name, params, args, base_args, vector_args, avx512_attributes) \
+  static void name##_base params { name##_body base_args; }                               \
+  MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body vector_args; }   \
+  avx512_attributes static void name##_avx512 params { name##_body vector_args; }          \
   static void name params {                                                               \
     if (ws->avx2 && ws->avx512)                                                           \
       name##_avx512 args;                                                                 \
@@ -53,6 +55,8 @@ typedef mbt_real mbt_v6[6];
     else                                                                                  \
       name##_base args;                                                                   \
   }
+#define MBT_DERIV_PASSES(name, params, args, body_args) \
+  MBT_DERIV_PASSES_EX(name, params, args, body_args, body_args, MBT__PASSES_AVX512_ATTRIBUTES)
 #else
 #define MBT_DERIV_PASSES(name, params, args, body_args) \
   static void name params { name##_body body_args; }
@@ -72,6 +76,19 @@ typedef struct {
 /* The rows of ws->J, per velocity j, of its node's subtree: Ycᵀ·S_j (angular part; the linear
  * part is zero), Ic·S_j, Φ_j = ∂F/∂q_j, Ω_j = ∂F/∂v_j. */
 enum { MBT_J_SY = 0, MBT_J_SI = 3, MBT_J_PHI = 9, MBT_J_OMEGA = 15, MBT_J_ROWS = 21 };
+/* The terms of column entry j of velocity k (descendant_entries_body): q += [SY_j, SI_j]ᵀ·[W, B],
+ * v += [SY_j, SI_j]ᵀ·[−S, G], with W, S, B, G k's 6-vectors (scalars, or four velocities' lanes). */
+#define MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, q, v)      \
+  do {                                                          \
+    for (int r_ = 0; r_ < 3; ++r_) {                            \
+      const mbt_real sy_ = (J)[(MBT_J_SY + r_) * (nv) + (size_t)(j)]; \
+      (q) += (W)[r_] * sy_, (v) -= (S)[r_] * sy_;               \
+    }                                                           \
+    for (int r_ = 0; r_ < 6; ++r_) {                            \
+      const mbt_real si_ = (J)[(MBT_J_SI + r_) * (nv) + (size_t)(j)]; \
+      (q) += (B)[r_] * si_, (v) += (G)[r_] * si_;               \
+    }                                                           \
+  } while (0)
 
 struct mbt_derivatives_workspace {
   const mbt_tree* tree;

@@ -199,9 +199,7 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
   add_wide(ws->Yc[p].s, ws->Yc[i].s, (int)(sizeof(mbt_ymat) / sizeof(mbt_real)));
 }
 
-/* descendant_entries_body (derivatives.c) four descendants j at a time, the same sums in the same
- * order: the rows of ws->J are read four entries at a time, past j1 into the next row or the
- * zeroed padding after J (workspace_create), and only the entries of j < j1 are stored. */
+/* The first n (< 4) lanes of x stored at p, p + stride, ... */
 MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, const v4* x, int n) {
   for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = (*x)[l];
 }
@@ -264,14 +262,7 @@ MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* w
   const mbt_real* restrict J = ws->J;
   for (int j = k0 + 4; j < j1; ++j) {
     v4 q = {0}, v = {0};
-    for (int r = 0; r < 3; ++r) {
-      const mbt_real sy = J[(MBT_J_SY + r) * nv + (size_t)j];
-      q += W[r] * sy, v -= S[r] * sy;
-    }
-    for (int r = 0; r < 6; ++r) {
-      const mbt_real si = J[(MBT_J_SI + r) * nv + (size_t)j];
-      q += B[r] * si, v += G[r] * si;
-    }
+    MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, q, v);
     *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = q, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = v;
   }
 }
@@ -307,18 +298,9 @@ MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, m
   __attribute__((target("avx512f,avx512vl,avx2,fma"), \
                  optimize("fp-contract=fast", "no-tree-slp-vectorize")))
 #endif
-#define MBT_DERIV_PASSES_LANES(name, params, args, body_args)                                                    \
-  static void name##_base params { name##_body(MBT__DERIV_ARGS body_args, false); }                             \
-  MBT__PASSES_AVX2_ATTRIBUTES static void name##_avx2 params { name##_body(MBT__DERIV_ARGS body_args, true); }     \
-  MBT__LANES_AVX512_ATTRIBUTES static void name##_avx512 params { name##_body(MBT__DERIV_ARGS body_args, true); }  \
-  static void name params {                                                                                     \
-    if (ws->avx2 && ws->avx512)                                                                                 \
-      name##_avx512 args;                                                                                       \
-    else if (ws->avx2)                                                                                          \
-      name##_avx2 args;                                                                                         \
-    else                                                                                                        \
-      name##_base args;                                                                                         \
-  }
+#define MBT_DERIV_PASSES_LANES(name, params, args, body_args)                                          \
+  MBT_DERIV_PASSES_EX(name, params, args, (MBT__DERIV_ARGS body_args, false), (MBT__DERIV_ARGS body_args, true), \
+                      MBT__LANES_AVX512_ATTRIBUTES)
 #else
 #define MBT_DERIV_PASSES_LANES(name, params, args, body_args) \
   MBT_DERIV_PASSES(name, params, args, (MBT__DERIV_ARGS body_args, false))
