@@ -3,10 +3,11 @@ BUILD    ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
+CLANG_BUILD ?= build-clang
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all deps test run asan-test tsan-test valgrind-test fuzz bench clean
+.PHONY: all deps test run asan-test tsan-test clang-test valgrind-test fuzz bench clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMBT_WERROR=ON $(CMAKE_FLAGS) >/dev/null
@@ -34,6 +35,15 @@ tsan-test: deps
 	@cmake --build $(TSAN_BUILD) -j2
 	@TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1" \
 	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -j2 -L threads
+
+# The suite built by clang (Release, warnings as errors): another compiler's warnings, and its
+# own floating-point contraction and vector code in the kernels' AVX2/AVX-512 copies.
+clang-test:
+	@scripts/install-deps.sh --fuzz
+	@cmake -S . -B $(CLANG_BUILD) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Release -DMBT_WERROR=ON \
+	  $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(CLANG_BUILD) -j2
+	@ctest --test-dir $(CLANG_BUILD) --output-on-failure -j2
 
 # The unit tests (but the 100,000-body scale test and the threaded ones) and the fuzz replays of
 # the plain build under valgrind's memcheck: any error or definitely/indirectly lost block fails.
