@@ -250,13 +250,13 @@ MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k)
 }
 /* Row entries Sᵀ·X (X = Φ or Ω: the six rows of ws->J from row0) of the four velocities k0..k0 + 3
  * of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j, each row of ws->J
- * read once for the four k against S_k's components broadcast (s[l][r] = S_{k0+l}[r]), the same
- * sums in the same order as descendant_entries4. */
-MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int row0, int j, const v4 (*s)[6], v4* a) {
+ * read once for the four k against S_k's components broadcast (S = ws->S[k0], S_{k0+l} at 6·l), the
+ * same sums in the same order as descendant_entries4. */
+MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int row0, int j, const mbt_real* S, v4* a) {
   for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0};
   for (int r = 0; r < 6; ++r) {
     const v4 x = j_row4(J, row0 + r, nv, j);
-    for (int l = 0; l < 4; ++l) a[l] += s[l][r] * x;
+    for (int l = 0; l < 4; ++l) a[l] += S[6 * l + r] * x;
   }
 }
 /* The tiles of rows_tile4 from j = k0 (the block itself: the entries j > k alone) to the end. */
@@ -265,16 +265,14 @@ MBT__ALWAYS_INLINE void block_rows4(const mbt_derivatives_workspace* ws, int k0,
   const int j1 = ws->end[k0];
   const mbt_real* restrict J = ws->J;
   const mbt_real* S = ws->S[k0];
-  v4 s[4][6], a[4];
-  for (int l = 0; l < 4; ++l)
-    for (int r = 0; r < 6; ++r) s[l][r] = (v4){0, 0, 0, 0} + S[6 * l + r];
+  v4 a[4];
   mbt_real* dk = d + (size_t)k0 * nv + (size_t)k0;
-  rows_tile4(J, nv, row0, k0, (const v4(*)[6])s, a);
+  rows_tile4(J, nv, row0, k0, S, a);
   dk[1] = a[0][1], dk[2] = a[0][2], dk[3] = a[0][3];
   dk[nv + 2] = a[1][2], dk[nv + 3] = a[1][3];
   dk[2 * nv + 3] = a[2][3];
   for (int j = k0 + 4; j < j1; j += 4) {
-    rows_tile4(J, nv, row0, j, (const v4(*)[6])s, a);
+    rows_tile4(J, nv, row0, j, S, a);
     mbt_real* dj = d + (size_t)k0 * nv + (size_t)j;
     for (int l = 0; l < 4; ++l) *(mbt__v4u*)(dj + (size_t)l * nv) = a[l];
   }
