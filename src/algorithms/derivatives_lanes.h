@@ -238,42 +238,83 @@ MBT__ALWAYS_INLINE void descendant_entries4(const mbt_derivatives_workspace* ws,
     store_upto4(dv + (size_t)j * nv + (size_t)k, nv, &v, jc - j);
   }
 }
-/* True when velocities k..k + 3 are four one-velocity nodes in a row of a chain, with one subtree
- * end at least four velocities further on: every velocity from k + 4 to that end is below all
- * four. */
+/* True when velocities k..k + 3 are four one-velocity nodes in a row of a chain with one subtree
+ * end e a multiple of four velocities from k: every velocity from k + 4 to e is below all four,
+ * in whole groups of four (on a chain of nv velocities the blocks start at nv mod 4). */
 MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k) {
-  if (k + 3 >= ws->nv || ws->end[k] < k + 8) return false;
+  const int e = ws->end[k];
+  if (e < k + 4 || (e - k) % 4) return false;
   for (int l = 0; l < 4; ++l)
-    if (ws->node_end[k + l] != k + l + 1 || ws->end[k + l] != ws->end[k]) return false;
+    if (ws->node_end[k + l] != k + l + 1 || ws->end[k + l] != e) return false;
   return true;
 }
-/* The column entries of the four velocities k0..k0 + 3 of a chain_block4 for the descendants j
- * from k0 + 4 on, lane l velocity k0 + l: per j, the four entries dq[j][k0..k0 + 3] are contiguous
- * (one store, against four strided ones with lanes over j), the same sums in the same order. */
+/* Row entries Sᵀ·X (X = Φ or Ω: the six rows of ws->J from row0) of the four velocities k0..k0 + 3
+ * of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j, each row of ws->J
+ * read once for the four k against S_k's components broadcast (S = ws->S[k0], S_{k0+l} at 6·l), the
+ * same sums in the same order as descendant_entries4. */
+MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int row0, int j, const mbt_real* S, v4* a) {
+  for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0};
+  for (int r = 0; r < 6; ++r) {
+    const v4 x = j_row4(J, row0 + r, nv, j);
+    for (int l = 0; l < 4; ++l) a[l] += S[6 * l + r] * x;
+  }
+}
+/* The tiles of rows_tile4 from j = k0 (the block itself: the entries j > k alone) to the end. */
+MBT__ALWAYS_INLINE void block_rows4(const mbt_derivatives_workspace* ws, int k0, int row0, mbt_real* restrict d) {
+  const size_t nv = (size_t)ws->nv;
+  const int j1 = ws->end[k0];
+  const mbt_real* restrict J = ws->J;
+  const mbt_real* S = ws->S[k0];
+  v4 a[4];
+  mbt_real* dk = d + (size_t)k0 * nv + (size_t)k0;
+  rows_tile4(J, nv, row0, k0, S, a);
+  dk[1] = a[0][1], dk[2] = a[0][2], dk[3] = a[0][3];
+  dk[nv + 2] = a[1][2], dk[nv + 3] = a[1][3];
+  dk[2 * nv + 3] = a[2][3];
+  for (int j = k0 + 4; j < j1; j += 4) {
+    rows_tile4(J, nv, row0, j, S, a);
+    mbt_real* dj = d + (size_t)k0 * nv + (size_t)j;
+    for (int l = 0; l < 4; ++l) *(mbt__v4u*)(dj + (size_t)l * nv) = a[l];
+  }
+}
+/* The column entries of the four velocities k0..k0 + 3 of a chain_block4 for their descendants j
+ * from k0 + 1 on, lane l velocity k0 + l: per j, the entries dq[j][k0..k0 + 3] are contiguous (one
+ * store, against four strided ones with lanes over j; within the block the entries k < j alone),
+ * the same sums in the same order. */
 MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
                                               mbt_real* restrict dv) {
   const size_t nv = (size_t)ws->nv;
   const int j1 = ws->end[k0];
-  v4 W[4], S[4], B[6], G[6];
+  v4 W[4], S[4], B[6], G[6], q[3], v[3];
   mm_load4(ws->Wk[k0], 6, W);
   mm_load4(ws->S[k0], 6, S);
   load6x4(ws->Bk[k0], B);
   load6x4(ws->Gk[k0], G);
   const mbt_real* restrict J = ws->J;
+  for (int m = 0; m < 3; ++m) {
+    q[m] = (v4){0, 0, 0, 0}, v[m] = (v4){0, 0, 0, 0};
+    MBT__PAIR_COLUMN_TERMS(J, nv, k0 + 1 + m, W, S, B, G, q[m], v[m]);
+  }
+  mbt_real *pq = dq + (size_t)(k0 + 1) * nv + (size_t)k0, *pv = dv + (size_t)(k0 + 1) * nv + (size_t)k0;
+  pq[0] = q[0][0], pv[0] = v[0][0];
+  pq[nv] = q[1][0], pq[nv + 1] = q[1][1], pv[nv] = v[1][0], pv[nv + 1] = v[1][1];
+  pq[2 * nv] = q[2][0], pq[2 * nv + 1] = q[2][1], pq[2 * nv + 2] = q[2][2];
+  pv[2 * nv] = v[2][0], pv[2 * nv + 1] = v[2][1], pv[2 * nv + 2] = v[2][2];
   for (int j = k0 + 4; j < j1; ++j) {
-    v4 q = {0}, v = {0};
-    MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, q, v);
-    *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = q, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = v;
+    v4 qj = {0}, vj = {0};
+    MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, qj, vj);
+    *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = qj, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = vj;
   }
 }
-/* descendant_entries_body for every velocity: four velocities of a chain at a time
- * (chain_block4: their rows and their column entries among themselves, then the rest of their
- * columns by descendant_columns_k4), else one velocity (descendant_entries4). */
+/* descendant_entries_body for every velocity: four velocities of a chain at a time (chain_block4:
+ * their rows by 4×4 tiles, their columns four k at a time), else one velocity
+ * (descendant_entries4). */
 MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, mbt_real* restrict dq,
                                           mbt_real* restrict dv) {
   for (int k = 0; k < ws->nv;) {
     if (chain_block4(ws, k)) {
-      for (int l = 0; l < 4; ++l) descendant_entries4(ws, k + l, k + 4, dq, dv);
+      block_rows4(ws, k, MBT_J_PHI, dq);
+      block_rows4(ws, k, MBT_J_OMEGA, dv);
       descendant_columns_k4(ws, k, dq, dv);
       k += 4;
       continue;
