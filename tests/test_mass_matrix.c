@@ -285,9 +285,9 @@ static void check_every_offset(mbt_tree* tree) {
   mbt_tree_destroy(tree);
 }
 
-/* Past nv = 1024 with nv a multiple of 8, M by 8×8 tiles streamed with their mirrors: a floating
- * base with a chain of 1034 (nv 1040), and a trunk of 403 with three limbs as in test_streamed
- * (nv 1192: entries outside the ancestor paths zero). */
+/* nv a multiple of 8 from 512 (and 256), M by 8×8 tiles streamed with their mirrors: a floating
+ * base with a chain of 1034 (nv 1040), a trunk of 403 with three limbs as in test_streamed (nv
+ * 1192: entries outside the ancestor paths zero), chains of 256 and 520. */
 static void test_tiles(void** s) {
   (void)s;
   tu_seed(27);
@@ -314,6 +314,11 @@ static void test_tiles(void** s) {
     }
   }
   check_every_offset(limbs);
+  for (int n = 256; n <= 520; n += 264) { /* from nv = 512 and at 256 (tiles_fit) */
+    mbt_tree* short_chain = mbt_tree_create();
+    tu_add_chain(short_chain, "s", n, true);
+    check_every_offset(short_chain);
+  }
 }
 
 int main(void) {

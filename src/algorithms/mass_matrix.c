@@ -15,11 +15,17 @@
  * than mirroring at nv = 256 to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
  * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
- * afterwards by tiles, or, in the copy compiled for AVX2 past nv = 1024, M is streamed to memory:
- * by 8×8 tiles and their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows),
- * else every row built whole (stream_rows). */
+ * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
+ * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
+ * past nv = 1024 every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
+
+/* A dense M streamed by 8×8 tiles in the copy compiled for AVX2 (tile_rows): nv a multiple of 8, from
+ * nv = 512 (M 2 MiB, past this machine's 1 MiB L2; chains of 384 and 192, in L2, lost: 0.32 → 0.40
+ * and 0.38 → 0.51 ns per entry) and at nv = 256, where the rows' stores down the columns alias
+ * (0.58 → 0.47). */
+static inline bool tiles_fit(int nv) { return nv % 8 == 0 && (nv >= 512 || nv == 256); }
 
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
@@ -354,7 +360,7 @@ MBT__ALWAYS_INLINE void stream_rows(const mbt_context* ctx, int nv, mbt_real* M)
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
 }
 
-/* ---- a dense M past nv = 1024, nv a multiple of 8: 8×8 tiles ----------------------------------
+/* ---- a dense M from nv = 512 (and 256), nv a multiple of 8: 8×8 tiles ----------------------------
  * Each entry below the diagonal computed once and written twice, every 64-byte line of M whole and
  * once: the indices are cut into blocks of eight whose rows' entries fill one line (the blocks
  * start where M's lines do: at s = −(M's address in entries) mod 8, the first block s − 8 when s >
@@ -539,13 +545,13 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_c
 MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   inertia_passes(tree, ctx, true);
   const bool avx512 = mbt__cpu_has_avx512();
-  if (tree->nv % 8 == 0 && (uintptr_t)M % sizeof(mbt_real) == 0)
+  if (tiles_fit(tree->nv) && (uintptr_t)M % sizeof(mbt_real) == 0)
     avx512 ? tile_rows_avx512(ctx, tree->nv, M) : tile_rows_avx2(ctx, tree->nv, M);
   else
     avx512 ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
 }
 
-/* mbt_calc_mass_matrix for a dense M past nv = 1024 where the processor has AVX2 and FMA (the poses
+/* mbt_calc_mass_matrix for a dense M streamed (above) where the processor has AVX2 and FMA (the poses
  * baseline, as there). Apart, so that the call for a small M compiles as before (with this path
  * inside it the poses' registers moved: chain:30 +180 instructions, +2 % time). */
 __attribute__((noinline)) static int calc_mass_matrix_streamed(const mbt_tree* tree, mbt_context* ctx,
@@ -566,7 +572,7 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
   const int nv = tree->nv;
 #ifdef MBT__MM_STREAM
-  if (nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
+  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv)) && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
       mbt__cpu_has_avx2_fma())
     return calc_mass_matrix_streamed(tree, ctx, M);
 #endif
