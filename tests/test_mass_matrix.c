@@ -253,6 +253,74 @@ static void test_streamed(void** s) {
   check_every_entry(limbs);
 }
 
+/* As check_every_entry, with M at each of the eight offsets from a 64-byte line (nv a multiple of
+ * 8: the streamed tiles, their blocks cut where M's lines start): every entry written, none
+ * outside M. */
+static void check_every_offset(mbt_tree* tree) {
+  assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
+  mbt_context* ctx = mbt_context_create(tree);
+  const size_t nv = (size_t)mbt_tree_num_velocities(tree), n2 = nv * nv;
+  assert_int_equal(nv % 8, 0);
+  double* buf = aligned_alloc(64, sizeof(double) * (n2 + 16));
+  double* Mid = malloc(sizeof(double) * n2);
+  tu_rand_state(tree, ctx);
+  assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
+  const double scale = tu_max_abs(Mid, (int)n2);
+  for (size_t off = 0; off < 8; ++off) {
+    for (size_t i = 0; i < n2 + 16; ++i) buf[i] = NAN;
+    double* M = buf + off;
+    assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
+    for (size_t i = 0; i < n2 + 16; ++i)
+      if ((i < off || i >= off + n2) && !isnan(buf[i])) fail_msg("offset %zu: written %zu outside M", off, i);
+    for (size_t i = 0; i < nv; ++i)
+      for (size_t j = 0; j < nv; ++j) {
+        if (!(fabs(M[i * nv + j] - Mid[i * nv + j]) <= 1e-12 * scale))
+          fail_msg("offset %zu, M[%zu][%zu]: CRBA %.17g, ID %.17g", off, i, j, M[i * nv + j], Mid[i * nv + j]);
+        if (M[i * nv + j] != M[j * nv + i]) fail_msg("offset %zu: CRBA not symmetric at %zu,%zu", off, i, j);
+      }
+  }
+  free(buf);
+  free(Mid);
+  mbt_context_destroy(ctx);
+  mbt_tree_destroy(tree);
+}
+
+/* nv a multiple of 8 from 512 (and 256), M by 8×8 tiles streamed with their mirrors: a floating
+ * base with a chain of 1034 (nv 1040), a trunk of 403 with three limbs as in test_streamed (nv
+ * 1192: entries outside the ancestor paths zero), chains of 256 and 520. */
+static void test_tiles(void** s) {
+  (void)s;
+  tu_seed(27);
+  mbt_tree* chain = mbt_tree_create();
+  int parent = tu_add_body_with_mobilizer(chain, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, true);
+  for (int i = 0; i < 1034; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 5 == 2 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
+                                        i % 2 == 0);
+    assert_true(parent > 0);
+  }
+  check_every_offset(chain);
+  mbt_tree* limbs = mbt_tree_create();
+  const int tip = tu_add_chain(limbs, "t", 403, true);
+  static const mbt_mobilizer_type types[3] = {MBT_MOBILIZER_REVOLUTE, MBT_MOBILIZER_UNIVERSAL, MBT_MOBILIZER_PLANAR};
+  for (int k = 0; k < 3; ++k) {
+    parent = tip;
+    for (int i = 0; i < 230; ++i) {
+      char name[16];
+      snprintf(name, sizeof name, "l%d_%d", k, i);
+      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 7 == 3 ? types[k] : MBT_MOBILIZER_REVOLUTE, i % 2 == 1);
+      assert_true(parent > 0);
+    }
+  }
+  check_every_offset(limbs);
+  for (int n = 256; n <= 520; n += 264) { /* from nv = 512 and at 256 (tiles_fit) */
+    mbt_tree* short_chain = mbt_tree_create();
+    tu_add_chain(short_chain, "s", n, true);
+    check_every_offset(short_chain);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_branched_mobilizer_tree),
@@ -261,6 +329,7 @@ int main(void) {
       cmocka_unit_test(test_chain_and_star),
       cmocka_unit_test(test_mirrored),
       cmocka_unit_test(test_streamed),
+      cmocka_unit_test(test_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,10 +15,17 @@
  * than mirroring at nv = 256 to 1024), or when M is sparse (fewer than nv²/16 nonzeros below the diagonal: a branched tree,
  * whose mirroring would copy mostly zeros); otherwise the stores down a column miss the cache (and
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
- * afterwards by tiles, or, in the copy compiled for AVX2 past nv = 1024, every row is built whole
- * and streamed to memory (stream_rows). */
+ * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
+ * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
+ * past nv = 1024 every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
+
+/* A dense M streamed by 8×8 tiles in the copy compiled for AVX2 (tile_rows): nv a multiple of 8, from
+ * nv = 512 (M 2 MiB, past this machine's 1 MiB L2; chains of 384 and 192, in L2, lost: 0.32 → 0.40
+ * and 0.38 → 0.51 ns per entry) and at nv = 256, where the rows' stores down the columns alias
+ * (0.58 → 0.47). */
+static inline bool tiles_fit(int nv) { return nv % 8 == 0 && (nv >= 512 || nv == 256); }
 
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
@@ -352,6 +359,110 @@ MBT__ALWAYS_INLINE void stream_rows(const mbt_context* ctx, int nv, mbt_real* M)
   }
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
 }
+
+/* ---- a dense M from nv = 512 (and 256), nv a multiple of 8: 8×8 tiles ----------------------------
+ * Each entry below the diagonal computed once and written twice, every 64-byte line of M whole and
+ * once: the indices are cut into blocks of eight whose rows' entries fill one line (the blocks
+ * start where M's lines do: at s = −(M's address in entries) mod 8, the first block s − 8 when s >
+ * 0, its lanes before 0 and the last block's past nv left out), and for a block of rows R and one
+ * of columns C ≤ R the tile's 64 products give the lines of rows R at columns C and of rows C at
+ * columns R (two tiles of M, 16 whole lines by non-temporal stores, or ordinary ones where the
+ * block is cut). The tiles are visited by squares of 8×8 blocks, so that the rows of a square's
+ * mirror (one page per line at nv ≥ 512) are reused while they are in the TLB. */
+
+/* (Helpers with intrinsics compiled for AVX2, to be inlined into the AVX2 and AVX-512 copies.) */
+#define MBT__MM_TILE_INLINE MBT__ALWAYS_INLINE __attribute__((target("avx2")))
+
+/* Eight entries of row p's line (p = M + row·nv + b) from the halves V: whole by non-temporal stores,
+ * or the lanes inside [0, nv) where the block is cut (cut). */
+MBT__MM_TILE_INLINE void mm_put_line(mbt_real* p, const mbt__v4* V, bool cut, int b, int nv) {
+  if (!cut) {
+    _mm256_stream_pd(p, V[0]);
+    _mm256_stream_pd(p + 4, V[1]);
+    return;
+  }
+  for (int l = 0; l < 8; ++l)
+    if (b + l >= 0 && b + l < nv) p[l] = V[l / 4][l % 4];
+}
+
+/* The column forces of rows rb..rb+7 by component (Fv[h][k]: component k, rows rb + 4h..), zero
+ * outside [0, nv). */
+MBT__ALWAYS_INLINE void mm_tile_forces(const mbt_real* Ft, size_t n, int rb, bool cut, mbt__v4 Fv[2][6]) {
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 6; ++k) {
+      if (!cut) {
+        Fv[h][k] = *(const mbt__v4u*)(Ft + (size_t)k * n + (size_t)(rb + 4 * h));
+        continue;
+      }
+      for (int l = 0; l < 4; ++l) {
+        const int r = rb + 4 * h + l;
+        Fv[h][k][l] = r >= 0 && r < (int)n ? Ft[(size_t)k * n + (size_t)r] : 0;
+      }
+    }
+}
+
+/* The tile of rows rb..rb+7 and columns cb..cb+7 (cb ≤ rb): C_c = (M[r][c])_r = H_cᵀ·F_r (mm_column,
+ * as the rows' lower triangle), zero where r is not in c's subtree (r ≥ v_subtree_end[c]); row c
+ * of M at columns rb.. is C_c, rows rb.. at columns cb.. are the columns' transpose T; on the
+ * diagonal (rb = cb) row r = cb + a takes C_r right of the diagonal and T left of it. */
+MBT__MM_TILE_INLINE void mm_tile(const mbt_context* ctx, int nv, int rb, int cb, bool cut, bool chain, mbt_real* M) {
+  const size_t n = (size_t)nv;
+  const bool rcut = cut && (rb < 0 || rb + 8 > nv), ccut = cut && (cb < 0 || cb + 8 > nv);
+  mbt__v4 Fv[2][6], C[8][2], T[8][2];
+  const __m256i ridx[2] = {_mm256_setr_epi64x(rb, rb + 1, rb + 2, rb + 3), /* the rows' indices */
+                           _mm256_setr_epi64x(rb + 4, rb + 5, rb + 6, rb + 7)};
+  mm_tile_forces(ctx->crba_F, n, rb, rcut, Fv);
+  for (int j = 0; j < 8; ++j) {
+    const int c = cb + j;
+    if (ccut && (c < 0 || c >= nv)) {
+      C[j][0] = C[j][1] = (mbt__v4){0, 0, 0, 0};
+      continue;
+    }
+    for (int h = 0; h < 2; ++h) mm_column(ctx->pc.H[c].coeffs, Fv[h], &C[j][h]);
+    if (!chain)
+      for (int h = 0; h < 2; ++h)
+        C[j][h] = _mm256_and_pd(C[j][h], _mm256_castsi256_pd(_mm256_cmpgt_epi64(
+                                             _mm256_set1_epi64x(ctx->v_subtree_end[c]), ridx[h])));
+    if (rb != cb) mm_put_line(M + (size_t)c * n + (size_t)rb, C[j], rcut, rb, nv);
+  }
+  for (int h = 0; h < 2; ++h)
+    for (int g = 0; g < 2; ++g) {
+      const mbt__v4 Q[4] = {C[4 * g][h], C[4 * g + 1][h], C[4 * g + 2][h], C[4 * g + 3][h]};
+      mbt__v4 R[4];
+      mm_transpose(Q, R);
+      for (int a = 0; a < 4; ++a) T[4 * h + a][g] = R[a];
+    }
+  for (int a = 0; a < 8; ++a) {
+    if (rcut && (rb + a < 0 || rb + a >= nv)) continue;
+    if (rb == cb)
+      for (int g = 0; g < 2; ++g) {
+        const __m256d right = _mm256_castsi256_pd(_mm256_cmpgt_epi64(ridx[g], _mm256_set1_epi64x(rb + a)));
+        T[a][g] = _mm256_blendv_pd(T[a][g], C[a][g], right);
+      }
+    mm_put_line(M + (size_t)(rb + a) * n + (size_t)cb, T[a], ccut, cb, nv);
+  }
+}
+
+/* Every tile of the lower triangle, by squares of 8×8 blocks (above); the tiles of whole blocks and
+ * an unbranched tree by their own copies of mm_tile (cut, chain constant). */
+MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) {
+  const int s = (int)((8 - ((uintptr_t)M / sizeof(mbt_real)) % 8) % 8);
+  const int first = s > 0 ? s - 8 : 0;
+  const bool chain = ctx->v_parent_is_chain;
+  for (int R = first; R < nv; R += 64)
+    for (int C = first; C <= R; C += 64)
+      for (int rb = R; rb < R + 64 && rb < nv; rb += 8)
+        for (int cb = C; cb < C + 64 && cb <= rb; cb += 8) {
+          if (cb < 0 || rb + 8 > nv)
+            mm_tile(ctx, nv, rb, cb, true, false, M);
+          else if (chain)
+            mm_tile(ctx, nv, rb, cb, false, true, M);
+          else
+            mm_tile(ctx, nv, rb, cb, false, false, M);
+        }
+  _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+}
+
 /* Compiled for AVX2/FMA and, where the processor has them, for AVX-512F and VL: the same four-lane
  * vectors with 32 registers (chain of 2048, 300 calls: 1.03–1.10 → 0.96–1.00 s). */
 MBT__AVX2_ATTRIBUTES static void stream_rows_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
@@ -364,6 +475,17 @@ __attribute__((target("avx2,fma,avx512f,avx512vl"), optimize("fp-contract=fast")
 #endif
 static void stream_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
   stream_rows(ctx, nv, M);
+}
+MBT__AVX2_ATTRIBUTES static void tile_rows_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
+  tile_rows(ctx, nv, M);
+}
+#if defined(__clang__)
+__attribute__((target("avx2,fma,avx512f,avx512vl")))
+#else
+__attribute__((target("avx2,fma,avx512f,avx512vl"), optimize("fp-contract=fast")))
+#endif
+static void tile_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
+  tile_rows(ctx, nv, M);
 }
 #endif
 
@@ -419,13 +541,17 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_c
 #endif
 
 #ifdef MBT__MM_STREAM
-/* The passes of the AVX2 copy, then the rows streamed (stream_rows) instead of mirrored. */
+/* The passes of the AVX2 copy, then M streamed (tile_rows, stream_rows) instead of mirrored. */
 MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   inertia_passes(tree, ctx, true);
-  mbt__cpu_has_avx512() ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
+  const bool avx512 = mbt__cpu_has_avx512();
+  if (tiles_fit(tree->nv) && (uintptr_t)M % sizeof(mbt_real) == 0)
+    avx512 ? tile_rows_avx512(ctx, tree->nv, M) : tile_rows_avx2(ctx, tree->nv, M);
+  else
+    avx512 ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
 }
 
-/* mbt_calc_mass_matrix for a dense M past nv = 1024 where the processor has AVX2 and FMA (the poses
+/* mbt_calc_mass_matrix for a dense M streamed (above) where the processor has AVX2 and FMA (the poses
  * baseline, as there). Apart, so that the call for a small M compiles as before (with this path
  * inside it the poses' registers moved: chain:30 +180 instructions, +2 % time). */
 __attribute__((noinline)) static int calc_mass_matrix_streamed(const mbt_tree* tree, mbt_context* ctx,
@@ -446,7 +572,7 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
   const int nv = tree->nv;
 #ifdef MBT__MM_STREAM
-  if (nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
+  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv)) && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
       mbt__cpu_has_avx2_fma())
     return calc_mass_matrix_streamed(tree, ctx, M);
 #endif
