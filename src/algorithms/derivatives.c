@@ -461,13 +461,13 @@ MBT__ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, in
 }
 
 /* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
- * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
-MBT__ALWAYS_INLINE bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L) {
-  if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING) return false;
-  for (int j = 0; j < 6; ++j)
-    for (int r = 0; r < 6; ++r)
-      if (ws->S[L->v_start + j][r] != (r == j)) return false;
-  return true;
+ * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). forward_floating
+ * gives S_j = [c_j; p × c_j], S_3+j = [0; c_j] with c_j the columns of R_WF = R_WA = 1 (the
+ * world's) where R_AF = 1 and the parent is the world: unit exactly when p = p_WoMo = 0. */
+MBT__ALWAYS_INLINE bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L, int i) {
+  if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING || L->parent != 0 || !L->R_AF_is_identity) return false;
+  const mbt_real* p = ws->X_WM[i].p.v;
+  return p[0] == 0 && p[1] == 0 && p[2] == 0;
 }
 
 /* backward_velocity for the six unit columns of a floating node: Ic·e_k is column k of Ic,
@@ -563,6 +563,30 @@ MBT__ALWAYS_INLINE void mass_matrix_row(const mbt_derivatives_workspace* ws, int
     M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
 }
 
+/* The in-node entries of a floating node with unit columns (unit_columns, so the world as parent):
+ * e_j·Φ_k and e_j·Ω_k are entry j of Φ_k and Ω_k, so row k0 + j of the node's block of
+ * ∂tau/∂(q, v) is row j of Φ and Ω in ws->J over the node's columns; where column j moves with k
+ * (j < 3 ≤ k) ∂tau_j/∂q_k = (Ycᵀ·e_j)·W_k + (Ic·e_j)·B_k; M's block row j is Ic·e_j. */
+MBT__ALWAYS_INLINE void unit_node_entries(const mbt_derivatives_workspace* ws, int k0, mbt_real* dq, mbt_real* dv,
+                                          mbt_real* M) {
+  const size_t nv = (size_t)ws->nv;
+  const mbt_real* J = ws->J;
+  for (int j = 0; j < 6; ++j) {
+    const size_t row = (size_t)(k0 + j) * nv + (size_t)k0;
+    if (M) memcpy(M + row, ws->SI[k0 + j], sizeof(mbt_v6));
+    if (!dq) continue;
+    memcpy(dq + row, J + (size_t)(MBT_J_PHI + j) * nv + (size_t)k0, sizeof(mbt_v6));
+    memcpy(dv + row, J + (size_t)(MBT_J_OMEGA + j) * nv + (size_t)k0, sizeof(mbt_v6));
+  }
+  if (!dq) return;
+  for (int j = k0; j < k0 + 3; ++j)
+    for (int k = k0 + 3; k < k0 + 6; ++k) {
+      mbt_real q = 0;
+      for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
+      dq[(size_t)j * nv + (size_t)k] = q + mbt__v6_dot(ws->SI[j], ws->Bk[k]);
+    }
+}
+
 /* Per local node i (its subtree's Ic, Yc, F complete): per velocity (backward_velocity), the
  * entries within the node, and M with the ancestors (the derivative entries with them:
  * descendant_pairs). */
@@ -582,29 +606,25 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
     if (M) mass_matrix_row(ws, k0, M);
     return;
   }
-  const bool unit = unit_columns(ws, L);
-  if (unit)
+  if (unit_columns(ws, L, i)) {
     backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
-  else
-    for (int k = k0; k < k0 + nk; ++k) backward_velocity_body(ws, i, k, tau, dq != NULL, si_known);
+    unit_node_entries(ws, k0, dq, dv, M);
+    return;
+  }
+  for (int k = k0; k < k0 + nk; ++k) backward_velocity_body(ws, i, k, tau, dq != NULL, si_known);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
-      if (M) M[(size_t)j * nv + k] = unit ? SI[k - k0] : mbt__v6_dot(SI, ws->S[k]);
+      if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
       mbt_real q = 0, v = 0;
       if (moves_with(L->type, j - k0, k - k0)) {
         for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
         q += mbt__v6_dot(SI, ws->Bk[k]);
-      } else if (unit) {  /* e_j·Φ_k */
-        q = J[(MBT_J_PHI + j - k0) * nv + (size_t)k];
       } else {
         for (int r = 0; r < 6; ++r) q += Sj[r] * J[(MBT_J_PHI + r) * nv + (size_t)k];
       }
-      if (unit)
-        v = J[(MBT_J_OMEGA + j - k0) * nv + (size_t)k];
-      else
-        for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
+      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
       dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
     if (M)
