@@ -591,7 +591,7 @@ MBT__ALWAYS_INLINE void unit_node_entries(const mbt_derivatives_workspace* ws, i
  * entries within the node, and M with the ancestors (the derivative entries with them:
  * descendant_pairs). */
 MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
-                          mbt_real* dv, mbt_real* M, bool si_known) {
+                          mbt_real* dv, mbt_real* M, bool si_known, bool lanes) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
@@ -606,12 +606,22 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
     if (M) mass_matrix_row(ws, k0, M);
     return;
   }
-  if (unit_columns(ws, L, i)) {
+  const bool unit = unit_columns(ws, L, i);
+#ifdef MBT__DERIV_LANES
+  if (lanes && nk >= 4)
+    node_velocity_rows(ws, i, tau, dq, dv, si_known);
+  else
+#else
+  (void)lanes;
+#endif
+  if (unit)
     backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
+  else
+    for (int k = k0; k < k0 + nk; ++k) backward_velocity_body(ws, i, k, tau, dq != NULL, si_known);
+  if (unit) {
     unit_node_entries(ws, k0, dq, dv, M);
     return;
   }
-  for (int k = k0; k < k0 + nk; ++k) backward_velocity_body(ws, i, k, tau, dq != NULL, si_known);
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
@@ -654,7 +664,7 @@ MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_wor
 #else
     (void)lanes;
 #endif
-    backward_node(tree, ws, i, tau, dq, dv, M, si_known);
+    backward_node(tree, ws, i, tau, dq, dv, M, si_known, lanes);
     ++i;
   }
 }

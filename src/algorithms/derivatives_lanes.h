@@ -139,18 +139,17 @@ MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_w
   store_ymat4(Y, &ws->Yc[i0]);
 }
 
-/* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
- * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω: Ic·S (unless si_known),
- * tau = S·F, and with dq the rows of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B,
- * Ω = Ic·G − Yc·S; G = −2·W for one velocity, one_velocity_rates: Ic·G = −2·Ic·W exactly). */
-MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, bool si_known) {
-  const int k0 = ws->tree->local_nodes[i0].v_start;
+/* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
+ * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
+ * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
+ * S·Φ, S·Ω are written too. */
+MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
+                                            const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
+                                            bool one) {
   const size_t nv = (size_t)ws->nv;
-  v4 I[10], S[6], F[6], SI[6];
-  load_moments4(&ws->Ic[i0], I);
+  v4 S[6], SI[6];
   load6x4(ws->S[k0], S);
-  load6x4(ws->F[i0], F);
   if (si_known) {
     load6x4(ws->SI[k0], SI);
   } else {
@@ -162,8 +161,7 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
     store_row4(tau + k0, &t);
   }
   if (!dq) return;
-  v4 Y[12], W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
-  load_ymat4(&ws->Yc[i0], Y);
+  v4 W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
   load6x4(ws->Wk[k0], W);
   load6x4(ws->Bk[k0], B);
   y_tmul4(Y, S, SY);
@@ -171,20 +169,64 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
   y_mul4(Y, S, YS);
   y_mul4(Y, W, t1);
   mul6_4(I, B, t2);
-  mul6_4(I, W, t3);
+  if (one) {
+    mul6_4(I, W, t3);
+    for (int r = 0; r < 6; ++r) t3[r] *= -2;
+  } else {
+    v4 G[6];
+    load6x4(ws->Gk[k0], G);
+    mul6_4(I, G, t3);
+  }
   mbt_real* J = ws->J + k0;
   v4 q = {0}, v = {0};
   for (int r = 0; r < 6; ++r) {
-    const v4 phi = SxF[r] + t1[r] + t2[r], omega = -2 * t3[r] - YS[r];
+    const v4 phi = SxF[r] + t1[r] + t2[r], omega = t3[r] - YS[r];
     store_row4(J + (MBT_J_SI + r) * nv, &SI[r]);
     store_row4(J + (MBT_J_PHI + r) * nv, &phi);
     store_row4(J + (MBT_J_OMEGA + r) * nv, &omega);
     q += S[r] * phi, v += S[r] * omega;
   }
   for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, &SY[r]);
+  if (!one) return;
   for (int l = 0; l < 4; ++l) {
     const size_t kk = (size_t)(k0 + l) * (nv + 1);
     dq[kk] = q[l], dv[kk] = v[l];
+  }
+}
+
+/* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
+ * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω (velocity_rows_lanes). */
+MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
+                                       mbt_real* dv, bool si_known) {
+  v4 I[10], F[6], Y[12];
+  load_moments4(&ws->Ic[i0], I);
+  load6x4(ws->F[i0], F);
+  if (dq) load_ymat4(&ws->Yc[i0], Y);
+  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, true);
+}
+
+/* x[r] = p[r] in every lane, r < n. */
+MBT__ALWAYS_INLINE void splat4(const mbt_real* p, int n, v4* x) {
+  const v4 z = {0, 0, 0, 0};
+  for (int r = 0; r < n; ++r) x[r] = z + p[r];
+}
+
+/* backward_velocity_body of the velocities of a node i of four or more (a floating node's six),
+ * lanes over its columns: its Ic, Yc, F in every lane, by blocks of four columns from k0, the last
+ * block ending at the node's last column (those before it in the block computed again, to the
+ * same numbers). */
+MBT__ALWAYS_INLINE void node_velocity_rows(mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
+                                           mbt_real* dv, bool si_known) {
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  const mbt_ymat* Yc = &ws->Yc[i];
+  v4 I[10], F[6], Y[12];
+  splat4(&Ic->m, 1, I), splat4(Ic->h.v, 3, I + 1), splat4(Ic->K, 6, I + 4);
+  splat4(ws->F[i], 6, F);
+  splat4(Yc->s, 6, Y), splat4(Yc->n, 3, Y + 6), splat4(Yc->b, 3, Y + 9);
+  const int k0 = ws->tree->local_nodes[i].v_start, nk = ws->tree->local_nodes[i].nv;
+  for (int c = 0; c < nk; c += 4) {
+    const int b = c + 4 <= nk ? c : nk - 4;
+    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, false);
   }
 }
 
