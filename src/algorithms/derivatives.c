@@ -40,6 +40,7 @@ void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
   free(ws->X_WM);
   free(ws->S);
   free(ws->vdot);
+  free(ws->forward_steps);
   free(ws);
 }
 
@@ -62,6 +63,52 @@ static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
     const mbt_local_node* L = &tree->local_nodes[i];
     for (int j = L->v_start; j < L->v_start + L->nv; ++j) ws->end[j] = end_v[i], ws->node_end[j] = L->v_start + L->nv;
   }
+}
+
+/* The steps of ws->forward_steps into steps (NULL: only counted), their number returned, and
+ * *groups the number of four-node steps: the local nodes by depth below the world (a counting
+ * sort: order[] by level, start[d] the first of level d), each level's revolute nodes four at a
+ * time, the rest one at a time. scratch: 3·nl + 1 ints. */
+static int forward_steps(const mbt_tree* tree, int* scratch, int* steps, int* groups) {
+  const int nl = tree->num_local_nodes;
+  int *depth = scratch, *start = scratch + nl, *order = scratch + 2 * nl + 1;
+  int n = 0;
+  depth[0] = 0, *groups = 0;
+  for (int d = 0; d <= nl; ++d) start[d] = 0;
+  for (int i = 1; i < nl; ++i) depth[i] = depth[tree->local_nodes[i].parent] + 1, ++start[depth[i] + 1];
+  for (int d = 1; d <= nl; ++d) start[d] += start[d - 1];
+  for (int i = 1; i < nl; ++i) order[start[depth[i]]++] = i; /* start[d] now the end of level d */
+  for (int d = 1, o = 0; d < nl && o < nl - 1; ++d) {
+    int group[4], g = 0;
+    for (; o < start[d]; ++o) {
+      const int i = order[o];
+      if (tree->local_nodes[i].type == MBT_MOBILIZER_REVOLUTE) group[g++] = i;
+      if (g == 4 || tree->local_nodes[i].type != MBT_MOBILIZER_REVOLUTE) {
+        const int m = g == 4 ? 4 : 1;
+        for (int l = 0; steps && l < 4; ++l) steps[4 * n + l] = l < m ? (g == 4 ? group[l] : i) : -1;
+        *groups += g == 4, ++n;
+        if (g == 4) g = 0;
+      }
+    }
+    for (int l = 0; l < g; ++l, ++n)
+      if (steps) steps[4 * n] = group[l], steps[4 * n + 1] = steps[4 * n + 2] = steps[4 * n + 3] = -1;
+  }
+  return n;
+}
+
+/* ws->forward_steps where some level has four revolute nodes (false: out of memory). */
+static bool make_forward_steps(mbt_derivatives_workspace* ws) {
+  int* scratch = malloc((3 * (size_t)ws->nl + 1) * sizeof(int));
+  if (!scratch) return false;
+  int groups;
+  const int n = forward_steps(ws->tree, scratch, NULL, &groups);
+  if (groups > 0) {
+    ws->forward_steps = malloc(4 * (size_t)n * sizeof(int));
+    if (ws->forward_steps) forward_steps(ws->tree, scratch, ws->forward_steps, &groups);
+    ws->num_forward_steps = n;
+  }
+  free(scratch);
+  return groups == 0 || ws->forward_steps;
 }
 
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
@@ -112,6 +159,10 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   velocity_tree(tree, ws, node_ints, node_ints + nl);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
+  if (!make_forward_steps(ws)) {
+    mbt_derivatives_workspace_destroy(ws);
+    return NULL;
+  }
   ws->minv_dense = mbt__minv_dense(ws);
   ws->minv_ltdl = mbt__minv_by_ltdl(ws);
   return ws;
@@ -695,7 +746,18 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
                                        const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
                                        mbt_real* dv, mbt_real* M, bool lanes) {
   const int nl = tree->num_local_nodes;
-  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+#ifdef MBT__DERIV_LANES
+  if (lanes && ws->forward_steps) {
+    for (int s = 0; s < ws->num_forward_steps; ++s) {
+      const int* n = ws->forward_steps + 4 * s;
+      if (n[1] >= 0)
+        forward_revolute4(ctx, ws, n, v, vdot);
+      else
+        forward_node(tree, ctx, ws, n[0], v, vdot);
+    }
+  } else
+#endif
+    for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
   if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
