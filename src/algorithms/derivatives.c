@@ -792,7 +792,12 @@ static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
   const mbt_local_node* L = &tree->local_nodes[1];
   mbt_transform X_FM;
   mbt_spatial_velocity H[6];
-  local_X_FM_H(tree, ctx, L, &X_FM, H);
+  if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) { /* p_FoMo = q[4..6], no rotation or H */
+    const mbt_real* q = ctx->q + L->q_start;
+    X_FM.p = mbt_vec3_make(q[4], q[5], q[6]);
+  } else {
+    local_X_FM_H(tree, ctx, L, &X_FM, H);
+  }
   const mbt_vec3 p = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
   return mbt_vec3_make(-p.v[0], -p.v[1], -p.v[2]);
 }
