@@ -361,6 +361,12 @@ MBT__ALWAYS_INLINE void column_rates(mbt_derivatives_workspace* ws, int k, const
   mbt__v6_cross(s, S, ws->Gk[k]);
 }
 
+/* R_WF·x, or x itself where R_WF = 1 (world: the product gives x exactly). */
+MBT__ALWAYS_INLINE mbt_vec3 rotate_WF(bool world, const mbt_mat3* R_WF, const mbt_real* x) {
+  const mbt_vec3 y = mbt_vec3_make(x[0], x[1], x[2]);
+  return world ? y : mbt_mat3_mul_vec(R_WF, y);
+}
+
 /* forward_node for a quaternion-floating node (v = [w_FM_F; v_FMo_F], H_FM = 1 at Mo): with
  * c_j the columns of R_WF, p = p_WoMo, ω = R_WF·v_w, ν = R_WF·v_v (α, a the same of v̇),
  *   S_j = [c_j; p × c_j],  S_3+j = [0; c_j]  (j < 3),
@@ -374,16 +380,16 @@ MBT__ALWAYS_INLINE void forward_floating(const mbt_context* ctx, mbt_derivatives
   const mbt_transform* X_WA = &ws->X_WM[p];
   const mbt_real* q = ctx->q + L->q_start;
   const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const bool world = p == 0 && L->R_AF_is_identity; /* R_WF = 1, the world's R */
   const mbt_mat3 R_FM = mbt__rot_from_quat(q[0], q[1], q[2], q[3]);
   mbt_transform* X = &ws->X_WM[i];
-  X->R = mbt_mat3_mul(&R_WF, &R_FM);
+  X->R = world ? R_FM : mbt_mat3_mul(&R_WF, &R_FM);
   const mbt_vec3 p_WFo = origin_WF(L, X_WA);
-  X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(q[4], q[5], q[6])));
+  X->p = mbt_vec3_add(p_WFo, rotate_WF(world, &R_WF, q + 4));
   const mbt_vec3 z = mbt_vec3_zero();
-  const mbt_vec3 w = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0], v[k0 + 1], v[k0 + 2])) : z;
-  const mbt_vec3 nu = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0 + 3], v[k0 + 4], v[k0 + 5])) : z;
-  const mbt_vec3 al = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0], vdot[k0 + 1], vdot[k0 + 2])) : z;
-  const mbt_vec3 a = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0 + 3], vdot[k0 + 4], vdot[k0 + 5])) : z;
+  const mbt_vec3 w = v ? rotate_WF(world, &R_WF, v + k0) : z, nu = v ? rotate_WF(world, &R_WF, v + k0 + 3) : z;
+  const mbt_vec3 al = vdot ? rotate_WF(world, &R_WF, vdot + k0) : z;
+  const mbt_vec3 a = vdot ? rotate_WF(world, &R_WF, vdot + k0 + 3) : z;
   const mbt_vec3 pw = mbt_vec3_cross(X->p, w), pa = mbt_vec3_cross(X->p, al);
   for (int j = 0; j < 3; ++j) {
     mbt_real *Sr = ws->S[k0 + j], *St = ws->S[k0 + 3 + j];
