@@ -374,7 +374,7 @@ MBT__ALWAYS_INLINE mbt_vec3 rotate_WF(bool world, const mbt_mat3* R_WF, const mb
  *   V = u_r + [ω; p × ω],  A_t = A_λ + V_λ × [0; ν] + [0; a],  A = A_t + u_r × [ω; p × ω] + [α; p × α];
  * for k < 3: vλ_k = V, aλ_k = A, u_k = u_r; for k ≥ 3: vλ_k = u_r, aλ_k = A_t, u_k = V_λ. */
 MBT__ALWAYS_INLINE void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
-                             const mbt_real* vdot) {
+                             const mbt_real* vdot, bool lanes) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start;
   const mbt_transform* X_WA = &ws->X_WM[p];
@@ -406,13 +406,21 @@ MBT__ALWAYS_INLINE void forward_floating(const mbt_context* ctx, mbt_derivatives
   mbt_real *V = ws->V[i], *A = ws->A[i];
   for (int r = 0; r < 6; ++r) V[r] = ur[r] + SVr[r], A[r] = At[r] + t2[r];
   for (int r = 0; r < 3; ++r) A[r] += al.v[r], A[3 + r] += pa.v[r];
+#ifdef MBT__DERIV_LANES
+  if (lanes) {
+    floating_column_rates4(ws, k0, V, A, ur, At, Vp);
+    return;
+  }
+#else
+  (void)lanes;
+#endif
   for (int k = 0; k < 3; ++k) column_rates(ws, k0 + k, V, A, ur);
   for (int k = 3; k < 6; ++k) column_rates(ws, k0 + k, ur, At, Vp);
 }
 
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
-                         const mbt_real* v, const mbt_real* vdot) {
+                         const mbt_real* v, const mbt_real* vdot, bool lanes) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start, nk = L->nv;
   const mbt_transform* X_WA = &ws->X_WM[p];
@@ -421,7 +429,7 @@ MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ct
     return;
   }
   if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) {
-    forward_floating(ctx, ws, i, v, vdot);
+    forward_floating(ctx, ws, i, v, vdot, lanes);
     return;
   }
   mbt_transform X_FM;
@@ -759,11 +767,11 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
       if (n[1] >= 0)
         forward_revolute4(ctx, ws, n, v, vdot);
       else
-        forward_node(tree, ctx, ws, n[0], v, vdot);
+        forward_node(tree, ctx, ws, n[0], v, vdot, true);
     }
   } else
 #endif
-    for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+    for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, lanes);
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
   if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
@@ -899,7 +907,7 @@ void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_der
   mbt__calc_joint_sincos(tree, ctx);
   ws->X_WM[0] = mbt_transform_identity();
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
-  for (int i = 1; i < tree->num_local_nodes; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+  for (int i = 1; i < tree->num_local_nodes; ++i) forward_node(tree, ctx, ws, i, v, vdot, false);
 }
 
 int mbt_calc_inverse_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

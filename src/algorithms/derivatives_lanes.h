@@ -218,6 +218,33 @@ MBT__ALWAYS_INLINE void forward_revolute4(const mbt_context* ctx, mbt_derivative
   scatter6(V, Vo), scatter6(A, Ao);
 }
 
+/* column_rates of the six columns of a floating node (forward_floating) by lanes over its columns,
+ * k0..k0 + 3 then k0 + 2..k0 + 5 (k0 + 2, k0 + 3 computed twice, to the same numbers): the
+ * rotational columns (j < 3) with vλ = V, aλ = A, u = u_r, the translational ones with u_r, A_t,
+ * V_λ; W = S × vλ, B = W × vλ − S × aλ, G = (u + vλ) × S. */
+MBT__ALWAYS_INLINE void floating_column_rates4(mbt_derivatives_workspace* ws, int k0, const mbt_real* V,
+                                               const mbt_real* A, const mbt_real* ur, const mbt_real* At,
+                                               const mbt_real* Vp) {
+  for (int b = 0; b <= 2; b += 2) {
+    v4 S[6], vl[6], al[6], s[6], W[6], B[6], G[6], t[6];
+    for (int r = 0; r < 6; ++r)
+      for (int l = 0; l < 4; ++l) {
+        const bool rot = b + l < 3;
+        S[r][l] = ws->S[k0 + b + l][r];
+        vl[r][l] = rot ? V[r] : ur[r], al[r][l] = rot ? A[r] : At[r];
+        s[r][l] = (rot ? ur[r] : Vp[r]) + vl[r][l];
+      }
+    cross4(S, vl, W);
+    cross4(W, vl, t);
+    cross4(S, al, B);
+    for (int r = 0; r < 6; ++r) B[r] = t[r] - B[r];
+    cross4(s, S, G);
+    store6x4(W, ws->Wk[k0 + b]);
+    store6x4(B, ws->Bk[k0 + b]);
+    store6x4(G, ws->Gk[k0 + b]);
+  }
+}
+
 /* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
  * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
  * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
