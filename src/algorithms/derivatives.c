@@ -40,6 +40,7 @@ void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
   free(ws->X_WM);
   free(ws->S);
   free(ws->vdot);
+  free(ws->forward_steps);
   free(ws);
 }
 
@@ -62,6 +63,52 @@ static void velocity_tree(const mbt_tree* tree, mbt_derivatives_workspace* ws, i
     const mbt_local_node* L = &tree->local_nodes[i];
     for (int j = L->v_start; j < L->v_start + L->nv; ++j) ws->end[j] = end_v[i], ws->node_end[j] = L->v_start + L->nv;
   }
+}
+
+/* The steps of ws->forward_steps into steps (NULL: only counted), their number returned, and
+ * *groups the number of four-node steps: the local nodes by depth below the world (a counting
+ * sort: order[] by level, start[d] the first of level d), each level's revolute nodes four at a
+ * time, the rest one at a time. scratch: 3·nl + 1 ints. */
+static int forward_steps(const mbt_tree* tree, int* scratch, int* steps, int* groups) {
+  const int nl = tree->num_local_nodes;
+  int *depth = scratch, *start = scratch + nl, *order = scratch + 2 * nl + 1;
+  int n = 0;
+  depth[0] = 0, *groups = 0;
+  for (int d = 0; d <= nl; ++d) start[d] = 0;
+  for (int i = 1; i < nl; ++i) depth[i] = depth[tree->local_nodes[i].parent] + 1, ++start[depth[i] + 1];
+  for (int d = 1; d <= nl; ++d) start[d] += start[d - 1];
+  for (int i = 1; i < nl; ++i) order[start[depth[i]]++] = i; /* start[d] now the end of level d */
+  for (int d = 1, o = 0; d < nl && o < nl - 1; ++d) {
+    int group[4], g = 0;
+    for (; o < start[d]; ++o) {
+      const int i = order[o];
+      if (tree->local_nodes[i].type == MBT_MOBILIZER_REVOLUTE) group[g++] = i;
+      if (g == 4 || tree->local_nodes[i].type != MBT_MOBILIZER_REVOLUTE) {
+        const int m = g == 4 ? 4 : 1;
+        for (int l = 0; steps && l < 4; ++l) steps[4 * n + l] = l < m ? (g == 4 ? group[l] : i) : -1;
+        *groups += g == 4, ++n;
+        if (g == 4) g = 0;
+      }
+    }
+    for (int l = 0; l < g; ++l, ++n)
+      if (steps) steps[4 * n] = group[l], steps[4 * n + 1] = steps[4 * n + 2] = steps[4 * n + 3] = -1;
+  }
+  return n;
+}
+
+/* ws->forward_steps where some level has four revolute nodes (false: out of memory). */
+static bool make_forward_steps(mbt_derivatives_workspace* ws) {
+  int* scratch = malloc((3 * (size_t)ws->nl + 1) * sizeof(int));
+  if (!scratch) return false;
+  int groups;
+  const int n = forward_steps(ws->tree, scratch, NULL, &groups);
+  if (groups > 0) {
+    ws->forward_steps = malloc(4 * (size_t)n * sizeof(int));
+    if (ws->forward_steps) forward_steps(ws->tree, scratch, ws->forward_steps, &groups);
+    ws->num_forward_steps = n;
+  }
+  free(scratch);
+  return groups == 0 || ws->forward_steps;
 }
 
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
@@ -112,6 +159,10 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   velocity_tree(tree, ws, node_ints, node_ints + nl);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
+  if (!make_forward_steps(ws)) {
+    mbt_derivatives_workspace_destroy(ws);
+    return NULL;
+  }
   ws->minv_dense = mbt__minv_dense(ws);
   ws->minv_ltdl = mbt__minv_by_ltdl(ws);
   return ws;
@@ -310,6 +361,12 @@ MBT__ALWAYS_INLINE void column_rates(mbt_derivatives_workspace* ws, int k, const
   mbt__v6_cross(s, S, ws->Gk[k]);
 }
 
+/* R_WF·x, or x itself where R_WF = 1 (world: the product gives x exactly). */
+MBT__ALWAYS_INLINE mbt_vec3 rotate_WF(bool world, const mbt_mat3* R_WF, const mbt_real* x) {
+  const mbt_vec3 y = mbt_vec3_make(x[0], x[1], x[2]);
+  return world ? y : mbt_mat3_mul_vec(R_WF, y);
+}
+
 /* forward_node for a quaternion-floating node (v = [w_FM_F; v_FMo_F], H_FM = 1 at Mo): with
  * c_j the columns of R_WF, p = p_WoMo, ω = R_WF·v_w, ν = R_WF·v_v (α, a the same of v̇),
  *   S_j = [c_j; p × c_j],  S_3+j = [0; c_j]  (j < 3),
@@ -317,22 +374,22 @@ MBT__ALWAYS_INLINE void column_rates(mbt_derivatives_workspace* ws, int k, const
  *   V = u_r + [ω; p × ω],  A_t = A_λ + V_λ × [0; ν] + [0; a],  A = A_t + u_r × [ω; p × ω] + [α; p × α];
  * for k < 3: vλ_k = V, aλ_k = A, u_k = u_r; for k ≥ 3: vλ_k = u_r, aλ_k = A_t, u_k = V_λ. */
 MBT__ALWAYS_INLINE void forward_floating(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
-                             const mbt_real* vdot) {
+                             const mbt_real* vdot, bool lanes) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start;
   const mbt_transform* X_WA = &ws->X_WM[p];
   const mbt_real* q = ctx->q + L->q_start;
   const mbt_mat3 R_WF = L->R_AF_is_identity ? X_WA->R : mbt_mat3_mul(&X_WA->R, &L->X_AF.R);
+  const bool world = p == 0 && L->R_AF_is_identity; /* R_WF = 1, the world's R */
   const mbt_mat3 R_FM = mbt__rot_from_quat(q[0], q[1], q[2], q[3]);
   mbt_transform* X = &ws->X_WM[i];
-  X->R = mbt_mat3_mul(&R_WF, &R_FM);
+  X->R = world ? R_FM : mbt_mat3_mul(&R_WF, &R_FM);
   const mbt_vec3 p_WFo = origin_WF(L, X_WA);
-  X->p = mbt_vec3_add(p_WFo, mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(q[4], q[5], q[6])));
+  X->p = mbt_vec3_add(p_WFo, rotate_WF(world, &R_WF, q + 4));
   const mbt_vec3 z = mbt_vec3_zero();
-  const mbt_vec3 w = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0], v[k0 + 1], v[k0 + 2])) : z;
-  const mbt_vec3 nu = v ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(v[k0 + 3], v[k0 + 4], v[k0 + 5])) : z;
-  const mbt_vec3 al = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0], vdot[k0 + 1], vdot[k0 + 2])) : z;
-  const mbt_vec3 a = vdot ? mbt_mat3_mul_vec(&R_WF, mbt_vec3_make(vdot[k0 + 3], vdot[k0 + 4], vdot[k0 + 5])) : z;
+  const mbt_vec3 w = v ? rotate_WF(world, &R_WF, v + k0) : z, nu = v ? rotate_WF(world, &R_WF, v + k0 + 3) : z;
+  const mbt_vec3 al = vdot ? rotate_WF(world, &R_WF, vdot + k0) : z;
+  const mbt_vec3 a = vdot ? rotate_WF(world, &R_WF, vdot + k0 + 3) : z;
   const mbt_vec3 pw = mbt_vec3_cross(X->p, w), pa = mbt_vec3_cross(X->p, al);
   for (int j = 0; j < 3; ++j) {
     mbt_real *Sr = ws->S[k0 + j], *St = ws->S[k0 + 3 + j];
@@ -349,13 +406,21 @@ MBT__ALWAYS_INLINE void forward_floating(const mbt_context* ctx, mbt_derivatives
   mbt_real *V = ws->V[i], *A = ws->A[i];
   for (int r = 0; r < 6; ++r) V[r] = ur[r] + SVr[r], A[r] = At[r] + t2[r];
   for (int r = 0; r < 3; ++r) A[r] += al.v[r], A[3 + r] += pa.v[r];
+#ifdef MBT__DERIV_LANES
+  if (lanes) {
+    floating_column_rates4(ws, k0, V, A, ur, At, Vp);
+    return;
+  }
+#else
+  (void)lanes;
+#endif
   for (int k = 0; k < 3; ++k) column_rates(ws, k0 + k, V, A, ur);
   for (int k = 3; k < 6; ++k) column_rates(ws, k0 + k, ur, At, Vp);
 }
 
 /* Base to tip for local node i: X_WM, the columns S_j, V, A, the per-velocity W_k, B_k, G_k. */
 MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
-                         const mbt_real* v, const mbt_real* vdot) {
+                         const mbt_real* v, const mbt_real* vdot, bool lanes) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int p = L->parent, k0 = L->v_start, nk = L->nv;
   const mbt_transform* X_WA = &ws->X_WM[p];
@@ -364,7 +429,7 @@ MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ct
     return;
   }
   if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) {
-    forward_floating(ctx, ws, i, v, vdot);
+    forward_floating(ctx, ws, i, v, vdot, lanes);
     return;
   }
   mbt_transform X_FM;
@@ -461,13 +526,13 @@ MBT__ALWAYS_INLINE void backward_velocity_body(mbt_derivatives_workspace* ws, in
 }
 
 /* True when the six columns of a floating node are the unit vectors, S_k0+j = e_j: the first
- * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). */
-MBT__ALWAYS_INLINE bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L) {
-  if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING) return false;
-  for (int j = 0; j < 6; ++j)
-    for (int r = 0; r < 6; ++r)
-      if (ws->S[L->v_start + j][r] != (r == j)) return false;
-  return true;
+ * node, with F = W, as a URDF floating base (O is its origin Mo, R_WF = 1). forward_floating
+ * gives S_j = [c_j; p × c_j], S_3+j = [0; c_j] with c_j the columns of R_WF = R_WA = 1 (the
+ * world's) where R_AF = 1 and the parent is the world: unit exactly when p = p_WoMo = 0. */
+MBT__ALWAYS_INLINE bool unit_columns(const mbt_derivatives_workspace* ws, const mbt_local_node* L, int i) {
+  if (L->type != MBT_MOBILIZER_QUATERNION_FLOATING || L->parent != 0 || !L->R_AF_is_identity) return false;
+  const mbt_real* p = ws->X_WM[i].p.v;
+  return p[0] == 0 && p[1] == 0 && p[2] == 0;
 }
 
 /* backward_velocity for the six unit columns of a floating node: Ic·e_k is column k of Ic,
@@ -564,11 +629,35 @@ MBT__ALWAYS_INLINE void mass_matrix_row(const mbt_derivatives_workspace* ws, int
     M[(size_t)k0 * nv + (size_t)k] = M[(size_t)k * nv + (size_t)k0] = mbt__v6_dot(SI, ws->S[k]);
 }
 
+/* The in-node entries of a floating node with unit columns (unit_columns, so the world as parent):
+ * e_j·Φ_k and e_j·Ω_k are entry j of Φ_k and Ω_k, so row k0 + j of the node's block of
+ * ∂tau/∂(q, v) is row j of Φ and Ω in ws->J over the node's columns; where column j moves with k
+ * (j < 3 ≤ k) ∂tau_j/∂q_k = (Ycᵀ·e_j)·W_k + (Ic·e_j)·B_k; M's block row j is Ic·e_j. */
+MBT__ALWAYS_INLINE void unit_node_entries(const mbt_derivatives_workspace* ws, int k0, mbt_real* dq, mbt_real* dv,
+                                          mbt_real* M) {
+  const size_t nv = (size_t)ws->nv;
+  const mbt_real* J = ws->J;
+  for (int j = 0; j < 6; ++j) {
+    const size_t row = (size_t)(k0 + j) * nv + (size_t)k0;
+    if (M) memcpy(M + row, ws->SI[k0 + j], sizeof(mbt_v6));
+    if (!dq) continue;
+    memcpy(dq + row, J + (size_t)(MBT_J_PHI + j) * nv + (size_t)k0, sizeof(mbt_v6));
+    memcpy(dv + row, J + (size_t)(MBT_J_OMEGA + j) * nv + (size_t)k0, sizeof(mbt_v6));
+  }
+  if (!dq) return;
+  for (int j = k0; j < k0 + 3; ++j)
+    for (int k = k0 + 3; k < k0 + 6; ++k) {
+      mbt_real q = 0;
+      for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
+      dq[(size_t)j * nv + (size_t)k] = q + mbt__v6_dot(ws->SI[j], ws->Bk[k]);
+    }
+}
+
 /* Per local node i (its subtree's Ic, Yc, F complete): per velocity (backward_velocity), the
  * entries within the node, and M with the ancestors (the derivative entries with them:
  * descendant_pairs). */
 MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
-                          mbt_real* dv, mbt_real* M, bool si_known) {
+                          mbt_real* dv, mbt_real* M, bool si_known, bool lanes) {
   const mbt_local_node* L = &tree->local_nodes[i];
   const int k0 = L->v_start, nk = L->nv;
   const size_t nv = (size_t)ws->nv;
@@ -583,29 +672,35 @@ MBT__ALWAYS_INLINE void backward_node(const mbt_tree* tree, mbt_derivatives_work
     if (M) mass_matrix_row(ws, k0, M);
     return;
   }
-  const bool unit = unit_columns(ws, L);
+  const bool unit = unit_columns(ws, L, i);
+#ifdef MBT__DERIV_LANES
+  if (lanes && nk >= 4)
+    node_velocity_rows(ws, i, tau, dq, dv, si_known);
+  else
+#else
+  (void)lanes;
+#endif
   if (unit)
     backward_unit_velocities(ws, i, tau, dq != NULL, si_known);
   else
     for (int k = k0; k < k0 + nk; ++k) backward_velocity_body(ws, i, k, tau, dq != NULL, si_known);
+  if (unit) {
+    unit_node_entries(ws, k0, dq, dv, M);
+    return;
+  }
   for (int j = k0; j < k0 + nk; ++j) {
     const mbt_real *SI = ws->SI[j], *Sj = ws->S[j], *J = ws->J;
     for (int k = k0; k < k0 + nk; ++k) {
-      if (M) M[(size_t)j * nv + k] = unit ? SI[k - k0] : mbt__v6_dot(SI, ws->S[k]);
+      if (M) M[(size_t)j * nv + k] = mbt__v6_dot(SI, ws->S[k]);
       if (!dq) continue;
       mbt_real q = 0, v = 0;
       if (moves_with(L->type, j - k0, k - k0)) {
         for (int r = 0; r < 3; ++r) q += J[(MBT_J_SY + r) * nv + (size_t)j] * ws->Wk[k][r];
         q += mbt__v6_dot(SI, ws->Bk[k]);
-      } else if (unit) {  /* e_j·Φ_k */
-        q = J[(MBT_J_PHI + j - k0) * nv + (size_t)k];
       } else {
         for (int r = 0; r < 6; ++r) q += Sj[r] * J[(MBT_J_PHI + r) * nv + (size_t)k];
       }
-      if (unit)
-        v = J[(MBT_J_OMEGA + j - k0) * nv + (size_t)k];
-      else
-        for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
+      for (int r = 0; r < 6; ++r) v += Sj[r] * J[(MBT_J_OMEGA + r) * nv + (size_t)k];
       dq[(size_t)j * nv + k] = q, dv[(size_t)j * nv + k] = v;
     }
     if (M)
@@ -635,7 +730,7 @@ MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_wor
 #else
     (void)lanes;
 #endif
-    backward_node(tree, ws, i, tau, dq, dv, M, si_known);
+    backward_node(tree, ws, i, tau, dq, dv, M, si_known, lanes);
     ++i;
   }
 }
@@ -666,7 +761,18 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
                                        const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
                                        mbt_real* dv, mbt_real* M, bool lanes) {
   const int nl = tree->num_local_nodes;
-  for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+#ifdef MBT__DERIV_LANES
+  if (lanes && ws->forward_steps) {
+    for (int s = 0; s < ws->num_forward_steps; ++s) {
+      const int* n = ws->forward_steps + 4 * s;
+      if (n[1] >= 0)
+        forward_revolute4(ctx, ws, n, v, vdot);
+      else
+        forward_node(tree, ctx, ws, n[0], v, vdot, true);
+    }
+  } else
+#endif
+    for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, lanes);
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
   if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
@@ -701,7 +807,12 @@ static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
   const mbt_local_node* L = &tree->local_nodes[1];
   mbt_transform X_FM;
   mbt_spatial_velocity H[6];
-  local_X_FM_H(tree, ctx, L, &X_FM, H);
+  if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) { /* p_FoMo = q[4..6], no rotation or H */
+    const mbt_real* q = ctx->q + L->q_start;
+    X_FM.p = mbt_vec3_make(q[4], q[5], q[6]);
+  } else {
+    local_X_FM_H(tree, ctx, L, &X_FM, H);
+  }
   const mbt_vec3 p = mbt_vec3_add(L->X_AF.p, mbt_mat3_mul_vec(&L->X_AF.R, X_FM.p));
   return mbt_vec3_make(-p.v[0], -p.v[1], -p.v[2]);
 }
@@ -797,7 +908,7 @@ void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_der
   mbt__calc_joint_sincos(tree, ctx);
   ws->X_WM[0] = mbt_transform_identity();
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
-  for (int i = 1; i < tree->num_local_nodes; ++i) forward_node(tree, ctx, ws, i, v, vdot);
+  for (int i = 1; i < tree->num_local_nodes; ++i) forward_node(tree, ctx, ws, i, v, vdot, false);
 }
 
 int mbt_calc_inverse_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

@@ -134,6 +134,11 @@ struct mbt_derivatives_workspace {
   mbt_real *T4, *T5, *T6;       /* [nv·nv] each, the step */
   bool minv_dense;              /* on the LᵀDL path, the factor and M⁻¹ by dense blocks of rows (a
                                    chain long enough, with AVX2: mbt__minv_dense) */
+  int* forward_steps;           /* [4·num_forward_steps] the forward step's local nodes level by
+                                   level, four revolute nodes of one level at a time (none below
+                                   another) or one node (the other three −1); NULL where no level
+                                   has four revolute nodes (derivatives.c) */
+  int num_forward_steps;
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */

@@ -139,18 +139,123 @@ MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_w
   store_ymat4(Y, &ws->Yc[i0]);
 }
 
-/* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
- * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω: Ic·S (unless si_known),
- * tau = S·F, and with dq the rows of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B,
- * Ω = Ic·G − Yc·S; G = −2·W for one velocity, one_velocity_rates: Ic·G = −2·Ic·W exactly). */
-MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, bool si_known) {
-  const int k0 = ws->tree->local_nodes[i0].v_start;
+/* x[c] lane l = p[l][off + c], c < 4: four numbers of each of four arrays, loaded four at a time
+ * and transposed in registers; scatter4 the reverse. */
+MBT__ALWAYS_INLINE void gather4(const mbt_real* const* p, int off, v4* x) {
+  v4 L[4];
+  for (int l = 0; l < 4; ++l) L[l] = *(const mbt__v4u*)(p[l] + off);
+  mm_transpose(L, x);
+}
+MBT__ALWAYS_INLINE void scatter4(const v4* x, mbt_real* const* p, int off) {
+  v4 L[4];
+  mm_transpose(x, L);
+  for (int l = 0; l < 4; ++l) *(mbt__v4u*)(p[l] + off) = L[l];
+}
+/* A 6-vector of each lane's array (the two overlapping halves store the same numbers in 2, 3). */
+MBT__ALWAYS_INLINE void gather6(const mbt_real* const* p, v4* x) {
+  v4 b[4];
+  gather4(p, 0, x);
+  gather4(p, 2, b);
+  x[4] = b[2], x[5] = b[3];
+}
+MBT__ALWAYS_INLINE void scatter6(const v4* x, mbt_real* const* p) {
+  scatter4(x, p, 0);
+  scatter4(x + 2, p, 2);
+}
+/* mbt__v6_cross by lanes (c must not be a or b). */
+MBT__ALWAYS_INLINE void cross4(const v4* a, const v4* b, v4* c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+  c[3] = a[1] * b[5] - a[2] * b[4] + a[4] * b[2] - a[5] * b[1];
+  c[4] = a[2] * b[3] - a[0] * b[5] + a[5] * b[0] - a[3] * b[2];
+  c[5] = a[0] * b[4] - a[1] * b[3] + a[3] * b[1] - a[4] * b[0];
+}
+
+/* forward_revolute of the four revolute nodes n[0..3] (ws->forward_steps: none below another),
+ * lane l node n[l]: R_WF = R_WA·R_AF, R_WM = (c·x + s·y, c·y − s·x, z) for R_WF's columns (x, y, z),
+ * p_WoMo = p_WoAo + R_WA·p_AF, S = [z; p_WoMo × z], then one_velocity_rates (W = S × V_λ,
+ * B = W × V_λ − S × A_λ, G = −2·W, V = V_λ + S·v, A = A_λ − W·v + S·v̇). Where finalize turned the
+ * frames (R_AF_is_xz) the scalar step forms R_WM by column mixes instead: the same to round-off. */
+MBT__ALWAYS_INLINE void forward_revolute4(const mbt_context* ctx, mbt_derivatives_workspace* ws, const int* n,
+                                          const mbt_real* v, const mbt_real* vdot) {
+  const mbt_real *XA[4], *XF[4], *Vp[4], *Ap[4];
+  mbt_real *X[4], *So[4], *Vo[4], *Ao[4], *Wo[4], *Bo[4], *Go[4];
+  v4 sn, cn, vk = {0}, ak = {0};
+  for (int l = 0; l < 4; ++l) {
+    const mbt_local_node* L = &ws->tree->local_nodes[n[l]];
+    const int p = L->parent, k = L->v_start;
+    XA[l] = ws->X_WM[p].R.m[0], XF[l] = L->X_AF.R.m[0], Vp[l] = ws->V[p], Ap[l] = ws->A[p];
+    X[l] = ws->X_WM[n[l]].R.m[0], Vo[l] = ws->V[n[l]], Ao[l] = ws->A[n[l]];
+    So[l] = ws->S[k], Wo[l] = ws->Wk[k], Bo[l] = ws->Bk[k], Go[l] = ws->Gk[k];
+    sn[l] = ctx->sin_q[L->q_start], cn[l] = ctx->cos_q[L->q_start];
+    if (v) vk[l] = v[k];
+    if (vdot) ak[l] = vdot[k];
+  }
+  v4 RA[12], RF[12], RM[12], V[6], A[6], S[6], W[6], B[6], t[6], u[6];
+  for (int c = 0; c < 3; ++c) gather4(XA, 4 * c, RA + 4 * c), gather4(XF, 4 * c, RF + 4 * c);
+  for (int r = 0; r < 3; ++r) {
+    v4 x = {0}, y = {0}, z = {0}, p = {0};
+    for (int m = 0; m < 3; ++m) {
+      const v4 a = RA[3 * r + m];
+      x += a * RF[3 * m], y += a * RF[3 * m + 1], z += a * RF[3 * m + 2], p += a * RF[9 + m];
+    }
+    RM[3 * r] = cn * x + sn * y, RM[3 * r + 1] = cn * y - sn * x, RM[3 * r + 2] = z;
+    RM[9 + r] = RA[9 + r] + p;
+  }
+  const v4 *z = RM + 2, *p = RM + 9;
+  S[0] = z[0], S[1] = z[3], S[2] = z[6];
+  S[3] = p[1] * S[2] - p[2] * S[1], S[4] = p[2] * S[0] - p[0] * S[2], S[5] = p[0] * S[1] - p[1] * S[0];
+  for (int c = 0; c < 3; ++c) scatter4(RM + 4 * c, X, 4 * c);
+  gather6(Vp, V);
+  gather6(Ap, A);
+  cross4(S, V, W);
+  cross4(W, V, t);
+  cross4(S, A, u);
+  for (int r = 0; r < 6; ++r) B[r] = t[r] - u[r], t[r] = -2 * W[r];
+  scatter6(S, So), scatter6(W, Wo), scatter6(B, Bo), scatter6(t, Go);
+  for (int r = 0; r < 6; ++r) V[r] += S[r] * vk, A[r] = A[r] - W[r] * vk + S[r] * ak;
+  scatter6(V, Vo), scatter6(A, Ao);
+}
+
+/* column_rates of the six columns of a floating node (forward_floating) by lanes over its columns,
+ * k0..k0 + 3 then k0 + 2..k0 + 5 (k0 + 2, k0 + 3 computed twice, to the same numbers): the
+ * rotational columns (j < 3) with vλ = V, aλ = A, u = u_r, the translational ones with u_r, A_t,
+ * V_λ; W = S × vλ, B = W × vλ − S × aλ, G = (u + vλ) × S. */
+MBT__ALWAYS_INLINE void floating_column_rates4(mbt_derivatives_workspace* ws, int k0, const mbt_real* V,
+                                               const mbt_real* A, const mbt_real* ur, const mbt_real* At,
+                                               const mbt_real* Vp) {
+  for (int b = 0; b <= 2; b += 2) {
+    v4 S[6], vl[6], al[6], s[6], W[6], B[6], G[6], t[6];
+    for (int r = 0; r < 6; ++r)
+      for (int l = 0; l < 4; ++l) {
+        const bool rot = b + l < 3;
+        S[r][l] = ws->S[k0 + b + l][r];
+        vl[r][l] = rot ? V[r] : ur[r], al[r][l] = rot ? A[r] : At[r];
+        s[r][l] = (rot ? ur[r] : Vp[r]) + vl[r][l];
+      }
+    cross4(S, vl, W);
+    cross4(W, vl, t);
+    cross4(S, al, B);
+    for (int r = 0; r < 6; ++r) B[r] = t[r] - B[r];
+    cross4(s, S, G);
+    store6x4(W, ws->Wk[k0 + b]);
+    store6x4(B, ws->Bk[k0 + b]);
+    store6x4(G, ws->Gk[k0 + b]);
+  }
+}
+
+/* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
+ * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
+ * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
+ * S·Φ, S·Ω are written too. */
+MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
+                                            const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
+                                            bool one) {
   const size_t nv = (size_t)ws->nv;
-  v4 I[10], S[6], F[6], SI[6];
-  load_moments4(&ws->Ic[i0], I);
+  v4 S[6], SI[6];
   load6x4(ws->S[k0], S);
-  load6x4(ws->F[i0], F);
   if (si_known) {
     load6x4(ws->SI[k0], SI);
   } else {
@@ -162,8 +267,7 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
     store_row4(tau + k0, &t);
   }
   if (!dq) return;
-  v4 Y[12], W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
-  load_ymat4(&ws->Yc[i0], Y);
+  v4 W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
   load6x4(ws->Wk[k0], W);
   load6x4(ws->Bk[k0], B);
   y_tmul4(Y, S, SY);
@@ -171,20 +275,64 @@ MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mb
   y_mul4(Y, S, YS);
   y_mul4(Y, W, t1);
   mul6_4(I, B, t2);
-  mul6_4(I, W, t3);
+  if (one) {
+    mul6_4(I, W, t3);
+    for (int r = 0; r < 6; ++r) t3[r] *= -2;
+  } else {
+    v4 G[6];
+    load6x4(ws->Gk[k0], G);
+    mul6_4(I, G, t3);
+  }
   mbt_real* J = ws->J + k0;
   v4 q = {0}, v = {0};
   for (int r = 0; r < 6; ++r) {
-    const v4 phi = SxF[r] + t1[r] + t2[r], omega = -2 * t3[r] - YS[r];
+    const v4 phi = SxF[r] + t1[r] + t2[r], omega = t3[r] - YS[r];
     store_row4(J + (MBT_J_SI + r) * nv, &SI[r]);
     store_row4(J + (MBT_J_PHI + r) * nv, &phi);
     store_row4(J + (MBT_J_OMEGA + r) * nv, &omega);
     q += S[r] * phi, v += S[r] * omega;
   }
   for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, &SY[r]);
+  if (!one) return;
   for (int l = 0; l < 4; ++l) {
     const size_t kk = (size_t)(k0 + l) * (nv + 1);
     dq[kk] = q[l], dv[kk] = v[l];
+  }
+}
+
+/* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
+ * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω (velocity_rows_lanes). */
+MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
+                                       mbt_real* dv, bool si_known) {
+  v4 I[10], F[6], Y[12];
+  load_moments4(&ws->Ic[i0], I);
+  load6x4(ws->F[i0], F);
+  if (dq) load_ymat4(&ws->Yc[i0], Y);
+  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, true);
+}
+
+/* x[r] = p[r] in every lane, r < n. */
+MBT__ALWAYS_INLINE void splat4(const mbt_real* p, int n, v4* x) {
+  const v4 z = {0, 0, 0, 0};
+  for (int r = 0; r < n; ++r) x[r] = z + p[r];
+}
+
+/* backward_velocity_body of the velocities of a node i of four or more (a floating node's six),
+ * lanes over its columns: its Ic, Yc, F in every lane, by blocks of four columns from k0, the last
+ * block ending at the node's last column (those before it in the block computed again, to the
+ * same numbers). */
+MBT__ALWAYS_INLINE void node_velocity_rows(mbt_derivatives_workspace* ws, int i, mbt_real* tau, mbt_real* dq,
+                                           mbt_real* dv, bool si_known) {
+  const mbt_inertia_moments* Ic = &ws->Ic[i];
+  const mbt_ymat* Yc = &ws->Yc[i];
+  v4 I[10], F[6], Y[12];
+  splat4(&Ic->m, 1, I), splat4(Ic->h.v, 3, I + 1), splat4(Ic->K, 6, I + 4);
+  splat4(ws->F[i], 6, F);
+  splat4(Yc->s, 6, Y), splat4(Yc->n, 3, Y + 6), splat4(Yc->b, 3, Y + 9);
+  const int k0 = ws->tree->local_nodes[i].v_start, nk = ws->tree->local_nodes[i].nv;
+  for (int c = 0; c < nk; c += 4) {
+    const int b = c + 4 <= nk ? c : nk - 4;
+    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, false);
   }
 }
 
