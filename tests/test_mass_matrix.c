@@ -164,6 +164,39 @@ static void test_chain_and_star(void** s) {
   printf("worst relative |M_CRBA − M_ID|/max|M|: %.3g\n", g_worst_rel);
 }
 
+/* A floating base with a chain of n revolute and prismatic (every fifth) joints. */
+static mbt_tree* floating_chain(int n) {
+  mbt_tree* chain = mbt_tree_create();
+  int parent = tu_add_body_with_mobilizer(chain, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, true);
+  assert_true(parent > 0);
+  for (int i = 0; i < n; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 5 == 2 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
+                                        i % 2 == 0);
+    assert_true(parent > 0);
+  }
+  return chain;
+}
+
+/* A trunk of `trunk` bodies with three limbs of 230 at its tip (every seventh joint of limb k
+ * revolute, universal or planar). */
+static mbt_tree* trunk_with_three_limbs(int trunk) {
+  mbt_tree* limbs = mbt_tree_create();
+  const int tip = tu_add_chain(limbs, "t", trunk, true);
+  static const mbt_mobilizer_type types[3] = {MBT_MOBILIZER_REVOLUTE, MBT_MOBILIZER_UNIVERSAL, MBT_MOBILIZER_PLANAR};
+  for (int k = 0; k < 3; ++k) {
+    int parent = tip;
+    for (int i = 0; i < 230; ++i) {
+      char name[16];
+      snprintf(name, sizeof name, "l%d_%d", k, i);
+      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 7 == 3 ? types[k] : MBT_MOBILIZER_REVOLUTE, i % 2 == 1);
+      assert_true(parent > 0);
+    }
+  }
+  return limbs;
+}
+
 /* Every entry of M written, exactly symmetric and equal to the inverse-dynamics method's: chains
  * of 7, 8 and 150 (the rows walked as one run four at a time, the last two or three together, the
  * upper triangle stored with them); above 1024 velocities a dense M is written row by row, each row
@@ -226,31 +259,8 @@ static void test_mirrored(void** s) {
 static void test_streamed(void** s) {
   (void)s;
   tu_seed(26);
-  mbt_tree* chain = mbt_tree_create();
-  const int base = tu_add_body_with_mobilizer(chain, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, true);
-  assert_true(base > 0);
-  int parent = base;
-  for (int i = 0; i < 1030; ++i) {
-    char name[16];
-    snprintf(name, sizeof name, "c%d", i);
-    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 5 == 2 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
-                                        i % 2 == 0);
-    assert_true(parent > 0);
-  }
-  check_every_entry(chain);
-  mbt_tree* limbs = mbt_tree_create();
-  const int tip = tu_add_chain(limbs, "t", 400, true);
-  static const mbt_mobilizer_type types[3] = {MBT_MOBILIZER_REVOLUTE, MBT_MOBILIZER_UNIVERSAL, MBT_MOBILIZER_PLANAR};
-  for (int k = 0; k < 3; ++k) {
-    parent = tip;
-    for (int i = 0; i < 230; ++i) {
-      char name[16];
-      snprintf(name, sizeof name, "l%d_%d", k, i);
-      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 7 == 3 ? types[k] : MBT_MOBILIZER_REVOLUTE, i % 2 == 1);
-      assert_true(parent > 0);
-    }
-  }
-  check_every_entry(limbs);
+  check_every_entry(floating_chain(1030));
+  check_every_entry(trunk_with_three_limbs(400));
 }
 
 /* As check_every_entry, with M at each of the eight offsets from a 64-byte line (nv a multiple of
@@ -291,29 +301,8 @@ static void check_every_offset(mbt_tree* tree) {
 static void test_tiles(void** s) {
   (void)s;
   tu_seed(27);
-  mbt_tree* chain = mbt_tree_create();
-  int parent = tu_add_body_with_mobilizer(chain, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, true);
-  for (int i = 0; i < 1034; ++i) {
-    char name[16];
-    snprintf(name, sizeof name, "c%d", i);
-    parent = tu_add_body_with_mobilizer(chain, name, parent, i % 5 == 2 ? MBT_MOBILIZER_PRISMATIC : MBT_MOBILIZER_REVOLUTE,
-                                        i % 2 == 0);
-    assert_true(parent > 0);
-  }
-  check_every_offset(chain);
-  mbt_tree* limbs = mbt_tree_create();
-  const int tip = tu_add_chain(limbs, "t", 403, true);
-  static const mbt_mobilizer_type types[3] = {MBT_MOBILIZER_REVOLUTE, MBT_MOBILIZER_UNIVERSAL, MBT_MOBILIZER_PLANAR};
-  for (int k = 0; k < 3; ++k) {
-    parent = tip;
-    for (int i = 0; i < 230; ++i) {
-      char name[16];
-      snprintf(name, sizeof name, "l%d_%d", k, i);
-      parent = tu_add_body_with_mobilizer(limbs, name, parent, i % 7 == 3 ? types[k] : MBT_MOBILIZER_REVOLUTE, i % 2 == 1);
-      assert_true(parent > 0);
-    }
-  }
-  check_every_offset(limbs);
+  check_every_offset(floating_chain(1034));
+  check_every_offset(trunk_with_three_limbs(403));
   for (int n = 256; n <= 520; n += 264) { /* from nv = 512 and at 256 (tiles_fit) */
     mbt_tree* short_chain = mbt_tree_create();
     tu_add_chain(short_chain, "s", n, true);
