@@ -40,12 +40,16 @@ MBT__ALWAYS_INLINE void load_moments4(const mbt_inertia_moments* M, v4* I) {
 MBT__ALWAYS_INLINE void store_moments4(const v4* I, mbt_inertia_moments* M) {
   mm_store_moments4(I, I + 4, M);
 }
-/* The Y of four nodes as lanes: Y[0..5] = Σ, Y[6..8] = n, Y[9..11] = b (mbt_ymat, 12 numbers). */
+/* The Y of four nodes as lanes: Y[0..5] = Σ, Y[6..8] = n, Y[9..11] = b (mbt_ymat, 12 numbers,
+ * read as one array through a pointer to the whole struct: s + 8 would point past the array s). */
+_Static_assert(sizeof(mbt_ymat) == 12 * sizeof(mbt_real), "mbt_ymat is 12 numbers without padding");
 MBT__ALWAYS_INLINE void load_ymat4(const mbt_ymat* Y, v4* y) {
-  for (int c = 0; c < 3; ++c) mm_load4(Y->s + 4 * c, sizeof(mbt_ymat) / sizeof(mbt_real), y + 4 * c);
+  const mbt_real* p = (const mbt_real*)(const void*)Y;
+  for (int c = 0; c < 3; ++c) mm_load4(p + 4 * c, sizeof(mbt_ymat) / sizeof(mbt_real), y + 4 * c);
 }
 MBT__ALWAYS_INLINE void store_ymat4(const v4* y, mbt_ymat* Y) {
-  for (int c = 0; c < 3; ++c) mm_store4(y + 4 * c, sizeof(mbt_ymat) / sizeof(mbt_real), Y->s + 4 * c);
+  mbt_real* p = (mbt_real*)(void*)Y;
+  for (int c = 0; c < 3; ++c) mm_store4(y + 4 * c, sizeof(mbt_ymat) / sizeof(mbt_real), p + 4 * c);
 }
 
 /* mbt__moments_mul6 by lanes, I as load_moments4's (y must not be x). */

@@ -373,16 +373,17 @@ MBT__ALWAYS_INLINE void stream_rows(const mbt_context* ctx, int nv, mbt_real* M)
 /* (Helpers with intrinsics compiled for AVX2, to be inlined into the AVX2 and AVX-512 copies.) */
 #define MBT__MM_TILE_INLINE MBT__ALWAYS_INLINE __attribute__((target("avx2")))
 
-/* Eight entries of row p's line (p = M + row·nv + b) from the halves V: whole by non-temporal stores,
- * or the lanes inside [0, nv) where the block is cut (cut). */
-MBT__MM_TILE_INLINE void mm_put_line(mbt_real* p, const mbt__v4* V, bool cut, int b, int nv) {
+/* Entries b..b+7 of a row of M (row = M + r·nv) from the halves V: whole by non-temporal stores,
+ * or, where the block is cut (cut), the lanes inside [0, nv) alone (no address outside the row is
+ * formed: b may be negative). */
+MBT__MM_TILE_INLINE void mm_put_line(mbt_real* row, const mbt__v4* V, bool cut, int b, int nv) {
   if (!cut) {
-    _mm256_stream_pd(p, V[0]);
-    _mm256_stream_pd(p + 4, V[1]);
+    _mm256_stream_pd(row + b, V[0]);
+    _mm256_stream_pd(row + b + 4, V[1]);
     return;
   }
   for (int l = 0; l < 8; ++l)
-    if (b + l >= 0 && b + l < nv) p[l] = V[l / 4][l % 4];
+    if (b + l >= 0 && b + l < nv) row[b + l] = V[l / 4][l % 4];
 }
 
 /* The column forces of rows rb..rb+7 by component (Fv[h][k]: component k, rows rb + 4h..), zero
@@ -423,7 +424,7 @@ MBT__MM_TILE_INLINE void mm_tile(const mbt_context* ctx, int nv, int rb, int cb,
       for (int h = 0; h < 2; ++h)
         C[j][h] = _mm256_and_pd(C[j][h], _mm256_castsi256_pd(_mm256_cmpgt_epi64(
                                              _mm256_set1_epi64x(ctx->v_subtree_end[c]), ridx[h])));
-    if (rb != cb) mm_put_line(M + (size_t)c * n + (size_t)rb, C[j], rcut, rb, nv);
+    if (rb != cb) mm_put_line(M + (size_t)c * n, C[j], rcut, rb, nv);
   }
   for (int h = 0; h < 2; ++h)
     for (int g = 0; g < 2; ++g) {
@@ -439,7 +440,7 @@ MBT__MM_TILE_INLINE void mm_tile(const mbt_context* ctx, int nv, int rb, int cb,
         const __m256d right = _mm256_castsi256_pd(_mm256_cmpgt_epi64(ridx[g], _mm256_set1_epi64x(rb + a)));
         T[a][g] = _mm256_blendv_pd(T[a][g], C[a][g], right);
       }
-    mm_put_line(M + (size_t)(rb + a) * n + (size_t)cb, T[a], ccut, cb, nv);
+    mm_put_line(M + (size_t)(rb + a) * n, T[a], ccut, cb, nv);
   }
 }
 
