@@ -197,6 +197,18 @@ static mbt_tree* trunk_with_three_limbs(int trunk) {
   return limbs;
 }
 
+/* M (CRBA) equal to Mid (by inverse dynamics) to 1e-12 of its largest entry, and symmetric bit
+ * for bit. */
+static void expect_matches_id(const double* M, const double* Mid, size_t nv, const char* what) {
+  const double scale = tu_max_abs(Mid, (int)(nv * nv));
+  for (size_t i = 0; i < nv; ++i)
+    for (size_t j = 0; j < nv; ++j) {
+      if (!(fabs(M[i * nv + j] - Mid[i * nv + j]) <= 1e-12 * scale))
+        fail_msg("%s (nv %zu), M[%zu][%zu]: CRBA %.17g, ID %.17g", what, nv, i, j, M[i * nv + j], Mid[i * nv + j]);
+      if (M[i * nv + j] != M[j * nv + i]) fail_msg("%s (nv %zu): CRBA not symmetric at %zu,%zu", what, nv, i, j);
+    }
+}
+
 /* Every entry of M written, exactly symmetric and equal to the inverse-dynamics method's: chains
  * of 7, 8 and 150 (the rows walked as one run four at a time, the last two or three together, the
  * upper triangle stored with them); above 1024 velocities a dense M is written row by row, each row
@@ -214,13 +226,7 @@ static void check_every_entry(mbt_tree* tree) {
   for (int i = 0; i < nv * nv; ++i) M[i] = NAN; /* every entry must be written */
   assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
   assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
-  const double scale = tu_max_abs(Mid, nv * nv);
-  for (int i = 0; i < nv; ++i)
-    for (int j = 0; j < nv; ++j) {
-      if (!(fabs(M[i * nv + j] - Mid[i * nv + j]) <= 1e-12 * scale))
-        fail_msg("nv %d, M[%d][%d]: CRBA %.17g, ID %.17g", nv, i, j, M[i * nv + j], Mid[i * nv + j]);
-      if (M[i * nv + j] != M[j * nv + i]) fail_msg("nv %d: CRBA not symmetric at %d,%d", nv, i, j);
-    }
+  expect_matches_id(M, Mid, (size_t)nv, "every entry");
   free(M);
   free(Mid);
   mbt_context_destroy(ctx);
@@ -275,19 +281,15 @@ static void check_every_offset(mbt_tree* tree) {
   double* Mid = malloc(sizeof(double) * n2);
   tu_rand_state(tree, ctx);
   assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
-  const double scale = tu_max_abs(Mid, (int)n2);
   for (size_t off = 0; off < 8; ++off) {
     for (size_t i = 0; i < n2 + 16; ++i) buf[i] = NAN;
     double* M = buf + off;
     assert_int_equal(mbt_calc_mass_matrix(tree, ctx, M), MBT_OK);
     for (size_t i = 0; i < n2 + 16; ++i)
       if ((i < off || i >= off + n2) && !isnan(buf[i])) fail_msg("offset %zu: written %zu outside M", off, i);
-    for (size_t i = 0; i < nv; ++i)
-      for (size_t j = 0; j < nv; ++j) {
-        if (!(fabs(M[i * nv + j] - Mid[i * nv + j]) <= 1e-12 * scale))
-          fail_msg("offset %zu, M[%zu][%zu]: CRBA %.17g, ID %.17g", off, i, j, M[i * nv + j], Mid[i * nv + j]);
-        if (M[i * nv + j] != M[j * nv + i]) fail_msg("offset %zu: CRBA not symmetric at %zu,%zu", off, i, j);
-      }
+    char what[32];
+    snprintf(what, sizeof what, "offset %zu", off);
+    expect_matches_id(M, Mid, nv, what);
   }
   free(buf);
   free(Mid);
