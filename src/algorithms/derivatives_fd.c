@@ -538,32 +538,44 @@ static int chain_factor_row(const mbt_tree* tree, mbt_context* ctx, mbt_derivati
 }
 
 #ifdef MBT__AVX2
+/* y = (b or 0) − a (sub), else a, at Y + o. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_store_avx2(bool sub, const mbt_real* B,
+                                                                              mbt_real* Y, size_t o, __m256d a) {
+  if (sub) a = _mm256_sub_pd(B ? _mm256_loadu_pd(B + o) : _mm256_setzero_pd(), a);
+  _mm256_storeu_pd(Y + o, a);
+}
+
 /* Four rows y_r = Y + r·nv on the columns [c, c + w) (w = 8 or 4), with C_m,r = C[4m + r] and
  * R_m = R + m·nv: y_r = Σ_{m∈[m0,me)} C_m,r·R_m (sub false), else (b_r or 0) − that sum, b_r =
- * B + r·nv; tri: R_mj = 0 for m > j (stored), so the rows end at the block's last column. */
+ * B + r·nv; tri: R_mj = 0 for m > j (stored), so the rows end at the block's last column. The
+ * accumulators are named, not an array: indexed in the stores, GCC kept the array on the stack
+ * and stored it at every term. */
 MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_block_avx2(
     int w, bool sub, bool tri, const mbt_real* C, const mbt_real* R, int nv, int m0, int me, const mbt_real* B,
     mbt_real* Y, int c) {
   const size_t n = (size_t)nv;
   if (tri && c + w < me) me = c + w;
-  __m256d a[4][2];
-  for (int r = 0; r < 4; ++r) a[r][0] = a[r][1] = _mm256_setzero_pd();
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
   for (int m = m0; m < me; ++m) {
     const mbt_real* x = R + (size_t)m * n + (size_t)c;
+    const mbt_real* cm = C + 4 * m;
     const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
-    for (int r = 0; r < 4; ++r) {
-      const __m256d cm = _mm256_broadcast_sd(C + 4 * m + r);
-      a[r][0] = _mm256_fmadd_pd(cm, x0, a[r][0]);
-      if (w == 8) a[r][1] = _mm256_fmadd_pd(cm, x1, a[r][1]);
+    const __m256d c0 = _mm256_broadcast_sd(cm), c1 = _mm256_broadcast_sd(cm + 1);
+    const __m256d c2 = _mm256_broadcast_sd(cm + 2), c3 = _mm256_broadcast_sd(cm + 3);
+    a0 = _mm256_fmadd_pd(c0, x0, a0), a1 = _mm256_fmadd_pd(c1, x0, a1);
+    a2 = _mm256_fmadd_pd(c2, x0, a2), a3 = _mm256_fmadd_pd(c3, x0, a3);
+    if (w == 8) {
+      b0 = _mm256_fmadd_pd(c0, x1, b0), b1 = _mm256_fmadd_pd(c1, x1, b1);
+      b2 = _mm256_fmadd_pd(c2, x1, b2), b3 = _mm256_fmadd_pd(c3, x1, b3);
     }
   }
-  for (int r = 0; r < 4; ++r)
-    for (int h = 0; h < w / 4; ++h) {
-      const size_t o = (size_t)r * n + (size_t)c + 4 * (size_t)h;
-      __m256d v = a[r][h];
-      if (sub) v = _mm256_sub_pd(B ? _mm256_loadu_pd(B + o) : _mm256_setzero_pd(), v);
-      _mm256_storeu_pd(Y + o, v);
-    }
+  const size_t o = (size_t)c;
+  rows4_store_avx2(sub, B, Y, o, a0), rows4_store_avx2(sub, B, Y, o + n, a1);
+  rows4_store_avx2(sub, B, Y, o + 2 * n, a2), rows4_store_avx2(sub, B, Y, o + 3 * n, a3);
+  if (w == 8) {
+    rows4_store_avx2(sub, B, Y, o + 4, b0), rows4_store_avx2(sub, B, Y, o + n + 4, b1);
+    rows4_store_avx2(sub, B, Y, o + 2 * n + 4, b2), rows4_store_avx2(sub, B, Y, o + 3 * n + 4, b3);
+  }
 }
 
 /* rows4_block_avx2 on the columns [c0, c0 + len) (Y's rows not among R's or B's): by 8, the last
