@@ -606,69 +606,102 @@ __attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, c
   }
 }
 
-/* y = s·(y − Σ_{i<q} c_i·R_{m0+i}) on [0, len) (q ≤ 3, R_m = R + m·nv, not y), 4-wide, the last
- * entries one by one (the next row loads these rows 4-wide: a masked store would not be
- * forwarded to those loads). */
-__attribute__((target("avx2,fma"))) static void row_update_avx2(mbt_real* y, int len, int q, const mbt_real* c,
-                                                                const mbt_real* R, int nv, int m0, mbt_real s) {
-  const mbt_real* r[3];
-  mbt_real ci[3];
-  for (int i = 0; i < 3; ++i) {
-    r[i] = R + (size_t)(m0 + (i < q ? i : 0)) * (size_t)nv;  /* unused terms: c = 0 on row m0 */
-    ci[i] = i < q ? c[i] : 0;
+
+/* X_i = Σ_{j≥i} C_ij·X_j for the four rows X_i = X + i·nv on the columns [o0, o1), in place (C
+ * upper triangular, C_ij = C[4i + j]): every column on its own, 4-wide, the last o1 − o0 mod 4
+ * one by one. */
+__attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_real* C, mbt_real* X, int nv,
+                                                                     int o0, int o1) {
+  const size_t n = (size_t)nv;
+  mbt_real *x0 = X, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
+  const __m256d c00 = _mm256_set1_pd(C[0]), c01 = _mm256_set1_pd(C[1]), c02 = _mm256_set1_pd(C[2]);
+  const __m256d c03 = _mm256_set1_pd(C[3]), c11 = _mm256_set1_pd(C[5]), c12 = _mm256_set1_pd(C[6]);
+  const __m256d c13 = _mm256_set1_pd(C[7]), c22 = _mm256_set1_pd(C[10]), c23 = _mm256_set1_pd(C[11]);
+  const __m256d c33 = _mm256_set1_pd(C[15]);
+  int o = o0;
+  for (; o + 4 <= o1; o += 4) {
+    const __m256d y0 = _mm256_loadu_pd(x0 + o), y1 = _mm256_loadu_pd(x1 + o);
+    const __m256d y2 = _mm256_loadu_pd(x2 + o), y3 = _mm256_loadu_pd(x3 + o);
+    const __m256d z0 = _mm256_fmadd_pd(c00, y0, _mm256_mul_pd(c01, y1));
+    const __m256d z1 = _mm256_fmadd_pd(c11, y1, _mm256_mul_pd(c12, y2));
+    _mm256_storeu_pd(x0 + o, _mm256_add_pd(z0, _mm256_fmadd_pd(c02, y2, _mm256_mul_pd(c03, y3))));
+    _mm256_storeu_pd(x1 + o, _mm256_fmadd_pd(c13, y3, z1));
+    _mm256_storeu_pd(x2 + o, _mm256_fmadd_pd(c22, y2, _mm256_mul_pd(c23, y3)));
+    _mm256_storeu_pd(x3 + o, _mm256_mul_pd(c33, y3));
   }
-  const __m256d c0 = _mm256_set1_pd(ci[0]), c1 = _mm256_set1_pd(ci[1]), c2 = _mm256_set1_pd(ci[2]);
-  const __m256d sv = _mm256_set1_pd(s);
-  int o = 0;
-  for (; o + 4 <= len; o += 4) {
-    __m256d a = _mm256_fnmadd_pd(c0, _mm256_loadu_pd(r[0] + o), _mm256_loadu_pd(y + o));
-    a = _mm256_fnmadd_pd(c1, _mm256_loadu_pd(r[1] + o), a);
-    a = _mm256_fnmadd_pd(c2, _mm256_loadu_pd(r[2] + o), a);
-    _mm256_storeu_pd(y + o, _mm256_mul_pd(sv, a));
+  for (; o < o1; ++o) {
+    const mbt_real y0 = x0[o], y1 = x1[o], y2 = x2[o], y3 = x3[o];
+    x0[o] = (C[0] * y0 + C[1] * y1) + (C[2] * y2 + C[3] * y3);
+    x1[o] = C[5] * y1 + C[6] * y2 + C[7] * y3;
+    x2[o] = C[10] * y2 + C[11] * y3, x3[o] = C[15] * y3;
   }
-  for (; o < len; ++o) y[o] = s * (y[o] - ci[0] * r[0][o] - ci[1] * r[1][o] - ci[2] * r[2][o]);
+}
+
+/* The block's pivots and its own entries, tip to base (k = kb + i): from Y_i = row k of L on
+ * [kb, k], M's row less the terms of the rows below the block,
+ *   d_k = Y_i,k − Σ_{m>i} d_m·N_im²,  L_k,kb+j = (Y_i,kb+j − Σ_{m>i} d_m·N_im·L_kb+m,kb+j)/d_k (j < i),
+ * with N_im = L_kb+m,k; then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. */
+static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int kb,
+                              const mbt_real* Mc, mbt_real* L, mbt_real T[4][4]) {
+  const size_t n = (size_t)ws->nv;
+  mbt_real c[4];
+  for (int i = 3; i >= 0; --i) {
+    const int k = kb + i;
+    mbt_real* Lk = L + (size_t)k * n;
+    const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
+    mbt_real d = Lk[k];
+    for (int m = i + 1; m < 4; ++m) {
+      const mbt_real* Lm = L + (size_t)(kb + m) * n;
+      c[m] = Lm[kb + m] * Lm[k];
+      d -= c[m] * Lm[k];
+    }
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
+    ws->Dinv[k] = 1 / d;
+    for (int j = 0; j < i; ++j) {
+      mbt_real a = Lk[kb + j];
+      for (int m = i + 1; m < 4; ++m) a -= c[m] * L[(size_t)(kb + m) * n + (size_t)(kb + j)];
+      Lk[kb + j] = ws->Dinv[k] * a;
+    }
+    Lk[k] = d;
+    for (int q = 0; q < 4; ++q) {
+      mbt_real a = q == i ? 1 : 0;
+      for (int m = i + 1; m <= q; ++m) a -= L[(size_t)(kb + m) * n + (size_t)k] * T[m][q];
+      T[i][q] = q < i ? 0 : a;
+    }
+  }
+  return MBT_OK;
 }
 
 /* The rows kb..kb+3 of L and W at once: the part of the rows below them (m > kb + 3) as 4-row
- * blocks, with g_m,r = L_m,kb+r and w_m,r = d_m·g_m,r gathered four at a time into t (8·nv), then
- * each row's d and its terms from the rows of the block above it, tip to base. */
+ * blocks, with g_m,r = L_m,kb+r and w_m,r = d_m·g_m,r gathered four at a time into t (8·nv); the
+ * block's own pivots and entries (chain_block_pivots); then the terms of the block's rows in
+ * each other row, L_k = (Y_k − Σ_{m>k} d_m·L_mk·L_m)/d_k and W_k = V_k − Σ_{m>k} L_mk·W_m over
+ * the block, as L = D⁻¹·T·Y and W = T·V: every column on its own, not row after row. */
 __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt_tree* tree, mbt_context* ctx,
                                                                        mbt_derivatives_workspace* ws, int kb,
                                                                        const mbt_real* Mc, mbt_real* L, mbt_real* W,
                                                                        mbt_real* t) {
   const int nv = ws->nv, k1 = kb + 3;
   const size_t n = (size_t)nv;
-  mbt_real *G = t, *Gw = t + 4 * n, dl[4], c[3];
-  __m256d ds = _mm256_setzero_pd();
+  mbt_real *G = t, *Gw = t + 4 * n, T[4][4], C[4][4];
   for (int m = k1 + 1; m < nv; ++m) {
     const __m256d g = _mm256_loadu_pd(L + (size_t)m * n + (size_t)kb);
-    const __m256d gw = _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m));
-    _mm256_storeu_pd(G + 4 * m, g), _mm256_storeu_pd(Gw + 4 * m, gw);
-    ds = _mm256_fmadd_pd(gw, g, ds);
+    _mm256_storeu_pd(G + 4 * m, g);
+    _mm256_storeu_pd(Gw + 4 * m, _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m)));
   }
-  _mm256_storeu_pd(dl, ds);
-  /* L's rows on [0, k1] (a multiple of 4; the entries from a row's diagonal on are scratch, Mc is
-   * zero right of the diagonal). */
+  /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, Mc is
+   * zero there; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²). */
   rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1 + 1);
   rows4_avx2(true, true, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
-  for (int k = k1; k >= kb; --k) {
-    const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
-    mbt_real d = Mkk - dl[k - kb];
-    for (int m = k + 1; m <= k1; ++m) {
-      const mbt_real g = L[(size_t)m * n + (size_t)k];
-      c[m - k - 1] = L[(size_t)m * n + (size_t)m] * g;
-      d -= c[m - k - 1] * g;
-    }
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
-    mbt_real *Lk = L + (size_t)k * n, *Wk = W + (size_t)k * n;
-    ws->Dinv[k] = 1 / d;
-    row_update_avx2(Lk, k, k1 - k, c, L, nv, k + 1, ws->Dinv[k]);
-    Lk[k] = d;
-    for (int m = k + 1; m <= k1; ++m) c[m - k - 1] = L[(size_t)m * n + (size_t)k];
-    memset(Wk, 0, (size_t)(k1 + 1) * sizeof(mbt_real));
-    Wk[k] = 1;
-    row_update_avx2(Wk + k + 1, nv - k - 1, k1 - k, c, W + k + 1, nv, k + 1, 1);
+  const int st = chain_block_pivots(tree, ctx, ws, kb, Mc, L, T);
+  if (st) return st;
+  for (int i = 0; i < 4; ++i) {
+    mbt_real* Wk = W + (size_t)(kb + i) * n;
+    memset(Wk, 0, (size_t)kb * sizeof(mbt_real));
+    for (int q = 0; q < 4; ++q) C[i][q] = ws->Dinv[kb + i] * T[i][q], Wk[kb + q] = T[i][q];
   }
+  block_transform_avx2(C[0], L + (size_t)kb * n, nv, 0, kb);
+  block_transform_avx2(T[0], W + (size_t)kb * n, nv, k1 + 1, nv);
   return MBT_OK;
 }
 #endif
@@ -711,6 +744,32 @@ __attribute__((target("avx2,fma"))) static void chain_minv_upper_avx2(const mbt_
 }
 #endif
 
+#ifdef MBT__AVX2
+/* X's lower triangle from its upper one: the 4×4 blocks off the diagonal on the grid of four
+ * transposed in registers, the diagonal blocks and the last nv mod 4 rows one by one. */
+__attribute__((target("avx2,fma"))) static void mirror_upper_avx2(int nv, mbt_real* X) {
+  const size_t n = (size_t)nv, nb = n & ~(size_t)3;
+  for (size_t i = 0; i < nb; i += 4) {
+    for (size_t j = i + 4; j < nb; j += 4) {
+      const mbt_real* a = X + i * n + j;
+      const __m256d r0 = _mm256_loadu_pd(a), r1 = _mm256_loadu_pd(a + n);
+      const __m256d r2 = _mm256_loadu_pd(a + 2 * n), r3 = _mm256_loadu_pd(a + 3 * n);
+      const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+      const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+      mbt_real* b = X + j * n + i;
+      _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
+      _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
+      _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
+      _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+    }
+    for (size_t r = i + 1; r < i + 4; ++r)
+      for (size_t c = i; c < r; ++c) X[r * n + c] = X[c * n + r];
+  }
+  for (size_t r = nb; r < n; ++r)
+    for (size_t c = 0; c < r; ++c) X[r * n + c] = X[c * n + r];
+}
+#endif
+
 /* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St, zero on the
  * three entries right of the diagonal; with AVX2 four rows at a time (the last four shifted back
  * to end at nv), their coefficients Ic·S interleaved in t after St. */
@@ -749,13 +808,13 @@ static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_wo
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) {
     chain_minv_upper_avx2(ws, W, t, Minv);
-  } else
+    mirror_upper_avx2(nv, Minv);
+    return MBT_OK;
+  }
 #endif
-  {
-    for (int i = 0; i < nv; ++i) {
-      for (int m = 0; m <= i; ++m) t[m] = W[(size_t)m * n + (size_t)i] * ws->Dinv[m];
-      row_combination(ws, Minv + (size_t)i * n + (size_t)i, NULL, -1, t, W + i, 0, i + 1, nv - i, -1);
-    }
+  for (int i = 0; i < nv; ++i) {
+    for (int m = 0; m <= i; ++m) t[m] = W[(size_t)m * n + (size_t)i] * ws->Dinv[m];
+    row_combination(ws, Minv + (size_t)i * n + (size_t)i, NULL, -1, t, W + i, 0, i + 1, nv - i, -1);
   }
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j) Minv[j * n + i] = Minv[i * n + j];
