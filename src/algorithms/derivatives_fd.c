@@ -386,24 +386,60 @@ static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X
   }
 }
 
-/* r = tau0 + M·x on a chain, M from its lower triangle Mc: row k's dot product with x and its
- * column's multiple of x_k added to r on [0, k), both over contiguous entries. */
-MBT__ALWAYS_INLINE void chain_residual_body(const mbt_derivatives_workspace* ws, const mbt_real* Mc,
-                                            const mbt_real* tau0, const mbt_real* x, mbt_real* restrict r) {
-  const int nv = ws->nv;
-  for (int k = 0; k < nv; ++k) r[k] = tau0[k];
-  for (int k = 0; k < nv; ++k) {
-    const mbt_real* restrict Mk = Mc + (size_t)k * (size_t)nv;
-    const mbt_real xk = x[k];
-    mbt_real a = Mk[k] * xk;
-    for (int j = 0; j < k; ++j) a += Mk[j] * x[j], r[j] += Mk[j] * xk;
-    r[k] += a;
-  }
+/* Row k of r = tau0 + M·x on a chain (M from its lower triangle Mc, stride nv) from column j0
+ * on: a + its dot product with x on [j0, k] added to r_k, its column's multiple of x_k to r on
+ * [j0, k), both over contiguous entries. */
+MBT__ALWAYS_INLINE void chain_residual_row(const mbt_real* Mc, int nv, const mbt_real* x, mbt_real* restrict r,
+                                           int k, int j0, mbt_real a) {
+  const mbt_real* restrict Mk = Mc + (size_t)k * (size_t)nv;
+  const mbt_real xk = x[k];
+  a += Mk[k] * xk;
+  for (int j = j0; j < k; ++j) a += Mk[j] * x[j], r[j] += Mk[j] * xk;
+  r[k] += a;
 }
-MBT_DERIV_KERNEL(chain_residual,
-                 (const mbt_derivatives_workspace* ws, const mbt_real* Mc, const mbt_real* tau0, const mbt_real* x,
-                  mbt_real* r),
-                 (ws, Mc, tau0, x, r), (ws, Mc, tau0, x, r))
+
+#ifdef MBT__AVX2
+/* The same four rows k..k+3 at a time (nv ≥ 4): on [0, k) (a multiple of 4) their dot products
+ * in four accumulators and their columns' terms added to r in one load and store of it, then
+ * the 4×4 block on the diagonal and the last nv mod 4 rows one by one. */
+__attribute__((target("avx2,fma"))) static void chain_residual_avx2(int nv, const mbt_real* Mc, const mbt_real* tau0,
+                                                                    const mbt_real* x, mbt_real* r) {
+  const size_t n = (size_t)nv;
+  memcpy(r, tau0, n * sizeof(mbt_real));
+  int k = 0;
+  for (; k + 4 <= nv; k += 4) {
+    const mbt_real *m0 = Mc + (size_t)k * n, *m1 = m0 + n, *m2 = m1 + n, *m3 = m2 + n;
+    const __m256d x0 = _mm256_broadcast_sd(x + k), x1 = _mm256_broadcast_sd(x + k + 1);
+    const __m256d x2 = _mm256_broadcast_sd(x + k + 2), x3 = _mm256_broadcast_sd(x + k + 3);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    for (int o = 0; o < k; o += 4) {
+      const __m256d xo = _mm256_loadu_pd(x + o), v0 = _mm256_loadu_pd(m0 + o), v1 = _mm256_loadu_pd(m1 + o);
+      const __m256d v2 = _mm256_loadu_pd(m2 + o), v3 = _mm256_loadu_pd(m3 + o);
+      a0 = _mm256_fmadd_pd(v0, xo, a0), a1 = _mm256_fmadd_pd(v1, xo, a1);
+      a2 = _mm256_fmadd_pd(v2, xo, a2), a3 = _mm256_fmadd_pd(v3, xo, a3);
+      const __m256d ro = _mm256_fmadd_pd(v1, x1, _mm256_fmadd_pd(v0, x0, _mm256_loadu_pd(r + o)));
+      _mm256_storeu_pd(r + o, _mm256_fmadd_pd(v3, x3, _mm256_fmadd_pd(v2, x2, ro)));
+    }
+    const __m256d h01 = _mm256_hadd_pd(a0, a1), h23 = _mm256_hadd_pd(a2, a3);
+    mbt_real a[4];
+    _mm256_storeu_pd(a, _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31)));
+    for (int i = 0; i < 4; ++i) chain_residual_row(Mc, nv, x, r, k + i, k, a[i]);
+  }
+  for (; k < nv; ++k) chain_residual_row(Mc, nv, x, r, k, 0, 0);
+}
+#endif
+
+static void chain_residual(const mbt_derivatives_workspace* ws, const mbt_real* Mc, const mbt_real* tau0,
+                           const mbt_real* x, mbt_real* r) {
+#ifdef MBT__AVX2
+  if (ws->avx2 && ws->nv >= 4) {
+    chain_residual_avx2(ws->nv, Mc, tau0, x, r);
+    return;
+  }
+#endif
+  memcpy(r, tau0, (size_t)ws->nv * sizeof(mbt_real));
+  for (int k = 0; k < ws->nv; ++k) chain_residual_row(Mc, ws->nv, x, r, k, 0, 0);
+}
 
 /* x = −M⁻¹·tau0 with one step of refinement, x −= M⁻¹·(M·x + tau0) (M from its ancestor rows
  * Mc), so that x agrees with the articulated-body forward dynamics to round-off. */
@@ -689,8 +725,8 @@ __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt
     _mm256_storeu_pd(G + 4 * m, g);
     _mm256_storeu_pd(Gw + 4 * m, _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m)));
   }
-  /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, Mc is
-   * zero there; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²). */
+  /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, not
+   * read; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²). */
   rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1 + 1);
   rows4_avx2(true, true, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
   const int st = chain_block_pivots(tree, ctx, ws, kb, Mc, L, T);
@@ -706,8 +742,8 @@ __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt
 }
 #endif
 
-/* L (d_k on the diagonal, ws->Dinv = 1/d) and W tip to base from M's lower triangle Mc (zero on
- * the three entries right of the diagonal): with AVX2 the nv mod 4 rows at the tip one by one,
+/* L (d_k on the diagonal, ws->Dinv = 1/d) and W tip to base from M's lower triangle Mc (the
+ * entries right of the diagonal not read): with AVX2 the nv mod 4 rows at the tip one by one,
  * then blocks of four rows; t holds 8·nv. */
 static int chain_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* Mc,
                         mbt_real* L, mbt_real* W, mbt_real* t) {
@@ -770,9 +806,9 @@ __attribute__((target("avx2,fma"))) static void mirror_upper_avx2(int nv, mbt_re
 }
 #endif
 
-/* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St, zero on the
- * three entries right of the diagonal; with AVX2 four rows at a time (the last four shifted back
- * to end at nv), their coefficients Ic·S interleaved in t after St. */
+/* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St; with AVX2 four
+ * rows at a time (the last four shifted back to end at nv; up to three entries right of the
+ * diagonal written too, not read), their coefficients Ic·S interleaved in t after St. */
 static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, mbt_real* Mc) {
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
@@ -790,8 +826,6 @@ static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, m
   {
     for (int k = 0; k < nv; ++k) row_combination(ws, Mc + (size_t)k * n, NULL, -1, ws->SI[k], St, 0, 6, k + 1, -1);
   }
-  for (int k = 0; k < nv; ++k)
-    for (int j = k + 1; j < nv && j <= k + 3; ++j) Mc[(size_t)k * n + (size_t)j] = 0;
 }
 
 /* M⁻¹ on a chain without locked velocities: M_kj = (Ic·S_k)·S_j (j ≤ k) from the S_j transposed
