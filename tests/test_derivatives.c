@@ -646,6 +646,50 @@ static void test_no_allocation(void** state) {
   fx_destroy(f);
 }
 
+/* A planar chain of n links whose last two joints turn about the same axis through the same
+ * point, the first of the two carrying a point mass on that axis (no inertia about it): M's
+ * last two rows are equal to round-off, so M⁻¹ and ∂v̇ fail with MBT_ERR_SINGULAR at velocity
+ * n − 2, on every path: the lists (8), the dense blocks with that pivot in a block of four (12,
+ * 13) or among the nv mod 4 rows at the tip (14, 15), and with ws->avx2 cleared their baseline. */
+static void test_singular_chain(void** state) {
+  (void)state;
+  tu_seed(5);
+  const int sizes[] = {8, 12, 13, 14, 15};
+  for (int s = 0; s < 5; ++s)
+    for (int base = 0; base < 2; ++base) {
+      const int n = sizes[s];
+      mbt_tree* tree = mbt_tree_create();
+      int body = 0;
+      for (int i = 0; i < n; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "l%d", i);
+        if (i == n - 2)
+          body = tu_add_link(tree, name, body, 0.1, 1.0, 0, 0.01, 0, 0.01);
+        else if (i == n - 1)  /* large inertia about the axis: M's round-off small against it */
+          body = tu_add_link(tree, name, body, 0, 1.0, 0.05, 0.5, 1.0, 0.6);
+        else
+          body = tu_add_link(tree, name, body, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
+        assert_true(body > 0);
+      }
+      if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+      fx* f = fx_create(tree);
+      if (base) f->ws->avx2 = f->ws->avx512 = false;
+      fx_randomize(f);
+      const int nv = f->nv;
+      mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
+      char expect[64];
+      snprintf(expect, sizeof expect, "singular at velocity %d", n - 2);
+      assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
+      assert_contains(mbt_context_last_error(f->ctx), expect);
+      assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
+                                                             A + 2 * nv * nv),
+                       MBT_ERR_SINGULAR);
+      assert_contains(mbt_context_last_error(f->ctx), expect);
+      free(A);
+      fx_destroy(f);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_id_derivatives),          cmocka_unit_test(test_dv_identities),
@@ -654,6 +698,7 @@ int main(void) {
       cmocka_unit_test(test_step_derivatives),        cmocka_unit_test(test_errors),
       cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_kernels_agree),
       cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
+      cmocka_unit_test(test_singular_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -386,24 +386,60 @@ static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X
   }
 }
 
-/* r = tau0 + M·x on a chain, M from its lower triangle Mc: row k's dot product with x and its
- * column's multiple of x_k added to r on [0, k), both over contiguous entries. */
-MBT__ALWAYS_INLINE void chain_residual_body(const mbt_derivatives_workspace* ws, const mbt_real* Mc,
-                                            const mbt_real* tau0, const mbt_real* x, mbt_real* restrict r) {
-  const int nv = ws->nv;
-  for (int k = 0; k < nv; ++k) r[k] = tau0[k];
-  for (int k = 0; k < nv; ++k) {
-    const mbt_real* restrict Mk = Mc + (size_t)k * (size_t)nv;
-    const mbt_real xk = x[k];
-    mbt_real a = Mk[k] * xk;
-    for (int j = 0; j < k; ++j) a += Mk[j] * x[j], r[j] += Mk[j] * xk;
-    r[k] += a;
-  }
+/* Row k of r = tau0 + M·x on a chain (M from its lower triangle Mc, stride nv) from column j0
+ * on: a + its dot product with x on [j0, k] added to r_k, its column's multiple of x_k to r on
+ * [j0, k), both over contiguous entries. */
+MBT__ALWAYS_INLINE void chain_residual_row(const mbt_real* Mc, int nv, const mbt_real* x, mbt_real* restrict r,
+                                           int k, int j0, mbt_real a) {
+  const mbt_real* restrict Mk = Mc + (size_t)k * (size_t)nv;
+  const mbt_real xk = x[k];
+  a += Mk[k] * xk;
+  for (int j = j0; j < k; ++j) a += Mk[j] * x[j], r[j] += Mk[j] * xk;
+  r[k] += a;
 }
-MBT_DERIV_KERNEL(chain_residual,
-                 (const mbt_derivatives_workspace* ws, const mbt_real* Mc, const mbt_real* tau0, const mbt_real* x,
-                  mbt_real* r),
-                 (ws, Mc, tau0, x, r), (ws, Mc, tau0, x, r))
+
+#ifdef MBT__AVX2
+/* The same four rows k..k+3 at a time (nv ≥ 4): on [0, k) (a multiple of 4) their dot products
+ * in four accumulators and their columns' terms added to r in one load and store of it, then
+ * the 4×4 block on the diagonal and the last nv mod 4 rows one by one. */
+__attribute__((target("avx2,fma"))) static void chain_residual_avx2(int nv, const mbt_real* Mc, const mbt_real* tau0,
+                                                                    const mbt_real* x, mbt_real* r) {
+  const size_t n = (size_t)nv;
+  memcpy(r, tau0, n * sizeof(mbt_real));
+  int k = 0;
+  for (; k + 4 <= nv; k += 4) {
+    const mbt_real *m0 = Mc + (size_t)k * n, *m1 = m0 + n, *m2 = m1 + n, *m3 = m2 + n;
+    const __m256d x0 = _mm256_broadcast_sd(x + k), x1 = _mm256_broadcast_sd(x + k + 1);
+    const __m256d x2 = _mm256_broadcast_sd(x + k + 2), x3 = _mm256_broadcast_sd(x + k + 3);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    for (int o = 0; o < k; o += 4) {
+      const __m256d xo = _mm256_loadu_pd(x + o), v0 = _mm256_loadu_pd(m0 + o), v1 = _mm256_loadu_pd(m1 + o);
+      const __m256d v2 = _mm256_loadu_pd(m2 + o), v3 = _mm256_loadu_pd(m3 + o);
+      a0 = _mm256_fmadd_pd(v0, xo, a0), a1 = _mm256_fmadd_pd(v1, xo, a1);
+      a2 = _mm256_fmadd_pd(v2, xo, a2), a3 = _mm256_fmadd_pd(v3, xo, a3);
+      const __m256d ro = _mm256_fmadd_pd(v1, x1, _mm256_fmadd_pd(v0, x0, _mm256_loadu_pd(r + o)));
+      _mm256_storeu_pd(r + o, _mm256_fmadd_pd(v3, x3, _mm256_fmadd_pd(v2, x2, ro)));
+    }
+    const __m256d h01 = _mm256_hadd_pd(a0, a1), h23 = _mm256_hadd_pd(a2, a3);
+    mbt_real a[4];
+    _mm256_storeu_pd(a, _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31)));
+    for (int i = 0; i < 4; ++i) chain_residual_row(Mc, nv, x, r, k + i, k, a[i]);
+  }
+  for (; k < nv; ++k) chain_residual_row(Mc, nv, x, r, k, 0, 0);
+}
+#endif
+
+static void chain_residual(const mbt_derivatives_workspace* ws, const mbt_real* Mc, const mbt_real* tau0,
+                           const mbt_real* x, mbt_real* r) {
+#ifdef MBT__AVX2
+  if (ws->avx2 && ws->nv >= 4) {
+    chain_residual_avx2(ws->nv, Mc, tau0, x, r);
+    return;
+  }
+#endif
+  memcpy(r, tau0, (size_t)ws->nv * sizeof(mbt_real));
+  for (int k = 0; k < ws->nv; ++k) chain_residual_row(Mc, ws->nv, x, r, k, 0, 0);
+}
 
 /* x = −M⁻¹·tau0 with one step of refinement, x −= M⁻¹·(M·x + tau0) (M from its ancestor rows
  * Mc), so that x agrees with the articulated-body forward dynamics to round-off. */
@@ -538,32 +574,44 @@ static int chain_factor_row(const mbt_tree* tree, mbt_context* ctx, mbt_derivati
 }
 
 #ifdef MBT__AVX2
+/* y = (b or 0) − a (sub), else a, at Y + o. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_store_avx2(bool sub, const mbt_real* B,
+                                                                              mbt_real* Y, size_t o, __m256d a) {
+  if (sub) a = _mm256_sub_pd(B ? _mm256_loadu_pd(B + o) : _mm256_setzero_pd(), a);
+  _mm256_storeu_pd(Y + o, a);
+}
+
 /* Four rows y_r = Y + r·nv on the columns [c, c + w) (w = 8 or 4), with C_m,r = C[4m + r] and
  * R_m = R + m·nv: y_r = Σ_{m∈[m0,me)} C_m,r·R_m (sub false), else (b_r or 0) − that sum, b_r =
- * B + r·nv; tri: R_mj = 0 for m > j (stored), so the rows end at the block's last column. */
+ * B + r·nv; tri: R_mj = 0 for m > j (stored), so the rows end at the block's last column. The
+ * accumulators are named, not an array: indexed in the stores, GCC kept the array on the stack
+ * and stored it at every term. */
 MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_block_avx2(
     int w, bool sub, bool tri, const mbt_real* C, const mbt_real* R, int nv, int m0, int me, const mbt_real* B,
     mbt_real* Y, int c) {
   const size_t n = (size_t)nv;
   if (tri && c + w < me) me = c + w;
-  __m256d a[4][2];
-  for (int r = 0; r < 4; ++r) a[r][0] = a[r][1] = _mm256_setzero_pd();
+  __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
   for (int m = m0; m < me; ++m) {
     const mbt_real* x = R + (size_t)m * n + (size_t)c;
+    const mbt_real* cm = C + 4 * m;
     const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
-    for (int r = 0; r < 4; ++r) {
-      const __m256d cm = _mm256_broadcast_sd(C + 4 * m + r);
-      a[r][0] = _mm256_fmadd_pd(cm, x0, a[r][0]);
-      if (w == 8) a[r][1] = _mm256_fmadd_pd(cm, x1, a[r][1]);
+    const __m256d c0 = _mm256_broadcast_sd(cm), c1 = _mm256_broadcast_sd(cm + 1);
+    const __m256d c2 = _mm256_broadcast_sd(cm + 2), c3 = _mm256_broadcast_sd(cm + 3);
+    a0 = _mm256_fmadd_pd(c0, x0, a0), a1 = _mm256_fmadd_pd(c1, x0, a1);
+    a2 = _mm256_fmadd_pd(c2, x0, a2), a3 = _mm256_fmadd_pd(c3, x0, a3);
+    if (w == 8) {
+      b0 = _mm256_fmadd_pd(c0, x1, b0), b1 = _mm256_fmadd_pd(c1, x1, b1);
+      b2 = _mm256_fmadd_pd(c2, x1, b2), b3 = _mm256_fmadd_pd(c3, x1, b3);
     }
   }
-  for (int r = 0; r < 4; ++r)
-    for (int h = 0; h < w / 4; ++h) {
-      const size_t o = (size_t)r * n + (size_t)c + 4 * (size_t)h;
-      __m256d v = a[r][h];
-      if (sub) v = _mm256_sub_pd(B ? _mm256_loadu_pd(B + o) : _mm256_setzero_pd(), v);
-      _mm256_storeu_pd(Y + o, v);
-    }
+  const size_t o = (size_t)c;
+  rows4_store_avx2(sub, B, Y, o, a0), rows4_store_avx2(sub, B, Y, o + n, a1);
+  rows4_store_avx2(sub, B, Y, o + 2 * n, a2), rows4_store_avx2(sub, B, Y, o + 3 * n, a3);
+  if (w == 8) {
+    rows4_store_avx2(sub, B, Y, o + 4, b0), rows4_store_avx2(sub, B, Y, o + n + 4, b1);
+    rows4_store_avx2(sub, B, Y, o + 2 * n + 4, b2), rows4_store_avx2(sub, B, Y, o + 3 * n + 4, b3);
+  }
 }
 
 /* rows4_block_avx2 on the columns [c0, c0 + len) (Y's rows not among R's or B's): by 8, the last
@@ -594,75 +642,108 @@ __attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, c
   }
 }
 
-/* y = s·(y − Σ_{i<q} c_i·R_{m0+i}) on [0, len) (q ≤ 3, R_m = R + m·nv, not y), 4-wide, the last
- * entries one by one (the next row loads these rows 4-wide: a masked store would not be
- * forwarded to those loads). */
-__attribute__((target("avx2,fma"))) static void row_update_avx2(mbt_real* y, int len, int q, const mbt_real* c,
-                                                                const mbt_real* R, int nv, int m0, mbt_real s) {
-  const mbt_real* r[3];
-  mbt_real ci[3];
-  for (int i = 0; i < 3; ++i) {
-    r[i] = R + (size_t)(m0 + (i < q ? i : 0)) * (size_t)nv;  /* unused terms: c = 0 on row m0 */
-    ci[i] = i < q ? c[i] : 0;
+
+/* X_i = Σ_{j≥i} C_ij·X_j for the four rows X_i = X + i·nv on the columns [o0, o1), in place (C
+ * upper triangular, C_ij = C[4i + j]): every column on its own, 4-wide, the last o1 − o0 mod 4
+ * one by one. */
+__attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_real* C, mbt_real* X, int nv,
+                                                                     int o0, int o1) {
+  const size_t n = (size_t)nv;
+  mbt_real *x0 = X, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
+  const __m256d c00 = _mm256_set1_pd(C[0]), c01 = _mm256_set1_pd(C[1]), c02 = _mm256_set1_pd(C[2]);
+  const __m256d c03 = _mm256_set1_pd(C[3]), c11 = _mm256_set1_pd(C[5]), c12 = _mm256_set1_pd(C[6]);
+  const __m256d c13 = _mm256_set1_pd(C[7]), c22 = _mm256_set1_pd(C[10]), c23 = _mm256_set1_pd(C[11]);
+  const __m256d c33 = _mm256_set1_pd(C[15]);
+  int o = o0;
+  for (; o + 4 <= o1; o += 4) {
+    const __m256d y0 = _mm256_loadu_pd(x0 + o), y1 = _mm256_loadu_pd(x1 + o);
+    const __m256d y2 = _mm256_loadu_pd(x2 + o), y3 = _mm256_loadu_pd(x3 + o);
+    const __m256d z0 = _mm256_fmadd_pd(c00, y0, _mm256_mul_pd(c01, y1));
+    const __m256d z1 = _mm256_fmadd_pd(c11, y1, _mm256_mul_pd(c12, y2));
+    _mm256_storeu_pd(x0 + o, _mm256_add_pd(z0, _mm256_fmadd_pd(c02, y2, _mm256_mul_pd(c03, y3))));
+    _mm256_storeu_pd(x1 + o, _mm256_fmadd_pd(c13, y3, z1));
+    _mm256_storeu_pd(x2 + o, _mm256_fmadd_pd(c22, y2, _mm256_mul_pd(c23, y3)));
+    _mm256_storeu_pd(x3 + o, _mm256_mul_pd(c33, y3));
   }
-  const __m256d c0 = _mm256_set1_pd(ci[0]), c1 = _mm256_set1_pd(ci[1]), c2 = _mm256_set1_pd(ci[2]);
-  const __m256d sv = _mm256_set1_pd(s);
-  int o = 0;
-  for (; o + 4 <= len; o += 4) {
-    __m256d a = _mm256_fnmadd_pd(c0, _mm256_loadu_pd(r[0] + o), _mm256_loadu_pd(y + o));
-    a = _mm256_fnmadd_pd(c1, _mm256_loadu_pd(r[1] + o), a);
-    a = _mm256_fnmadd_pd(c2, _mm256_loadu_pd(r[2] + o), a);
-    _mm256_storeu_pd(y + o, _mm256_mul_pd(sv, a));
+  for (; o < o1; ++o) {
+    const mbt_real y0 = x0[o], y1 = x1[o], y2 = x2[o], y3 = x3[o];
+    x0[o] = (C[0] * y0 + C[1] * y1) + (C[2] * y2 + C[3] * y3);
+    x1[o] = C[5] * y1 + C[6] * y2 + C[7] * y3;
+    x2[o] = C[10] * y2 + C[11] * y3, x3[o] = C[15] * y3;
   }
-  for (; o < len; ++o) y[o] = s * (y[o] - ci[0] * r[0][o] - ci[1] * r[1][o] - ci[2] * r[2][o]);
+}
+
+/* The block's pivots and its own entries, tip to base (k = kb + i): from Y_i = row k of L on
+ * [kb, k], M's row less the terms of the rows below the block,
+ *   d_k = Y_i,k − Σ_{m>i} d_m·N_im²,  L_k,kb+j = (Y_i,kb+j − Σ_{m>i} d_m·N_im·L_kb+m,kb+j)/d_k (j < i),
+ * with N_im = L_kb+m,k; then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. */
+static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int kb,
+                              const mbt_real* Mc, mbt_real* L, mbt_real T[4][4]) {
+  const size_t n = (size_t)ws->nv;
+  mbt_real c[4];
+  for (int i = 3; i >= 0; --i) {
+    const int k = kb + i;
+    mbt_real* Lk = L + (size_t)k * n;
+    const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
+    mbt_real d = Lk[k];
+    for (int m = i + 1; m < 4; ++m) {
+      const mbt_real* Lm = L + (size_t)(kb + m) * n;
+      c[m] = Lm[kb + m] * Lm[k];
+      d -= c[m] * Lm[k];
+    }
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
+    ws->Dinv[k] = 1 / d;
+    for (int j = 0; j < i; ++j) {
+      mbt_real a = Lk[kb + j];
+      for (int m = i + 1; m < 4; ++m) a -= c[m] * L[(size_t)(kb + m) * n + (size_t)(kb + j)];
+      Lk[kb + j] = ws->Dinv[k] * a;
+    }
+    Lk[k] = d;
+    for (int q = 0; q < 4; ++q) {
+      mbt_real a = q == i ? 1 : 0;
+      for (int m = i + 1; m <= q; ++m) a -= L[(size_t)(kb + m) * n + (size_t)k] * T[m][q];
+      T[i][q] = q < i ? 0 : a;
+    }
+  }
+  return MBT_OK;
 }
 
 /* The rows kb..kb+3 of L and W at once: the part of the rows below them (m > kb + 3) as 4-row
- * blocks, with g_m,r = L_m,kb+r and w_m,r = d_m·g_m,r gathered four at a time into t (8·nv), then
- * each row's d and its terms from the rows of the block above it, tip to base. */
+ * blocks, with g_m,r = L_m,kb+r and w_m,r = d_m·g_m,r gathered four at a time into t (8·nv); the
+ * block's own pivots and entries (chain_block_pivots); then the terms of the block's rows in
+ * each other row, L_k = (Y_k − Σ_{m>k} d_m·L_mk·L_m)/d_k and W_k = V_k − Σ_{m>k} L_mk·W_m over
+ * the block, as L = D⁻¹·T·Y and W = T·V: every column on its own, not row after row. */
 __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt_tree* tree, mbt_context* ctx,
                                                                        mbt_derivatives_workspace* ws, int kb,
                                                                        const mbt_real* Mc, mbt_real* L, mbt_real* W,
                                                                        mbt_real* t) {
   const int nv = ws->nv, k1 = kb + 3;
   const size_t n = (size_t)nv;
-  mbt_real *G = t, *Gw = t + 4 * n, dl[4], c[3];
-  __m256d ds = _mm256_setzero_pd();
+  mbt_real *G = t, *Gw = t + 4 * n, T[4][4], C[4][4];
   for (int m = k1 + 1; m < nv; ++m) {
     const __m256d g = _mm256_loadu_pd(L + (size_t)m * n + (size_t)kb);
-    const __m256d gw = _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m));
-    _mm256_storeu_pd(G + 4 * m, g), _mm256_storeu_pd(Gw + 4 * m, gw);
-    ds = _mm256_fmadd_pd(gw, g, ds);
+    _mm256_storeu_pd(G + 4 * m, g);
+    _mm256_storeu_pd(Gw + 4 * m, _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m)));
   }
-  _mm256_storeu_pd(dl, ds);
-  /* L's rows on [0, k1] (a multiple of 4; the entries from a row's diagonal on are scratch, Mc is
-   * zero right of the diagonal). */
+  /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, not
+   * read; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²). */
   rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1 + 1);
   rows4_avx2(true, true, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
-  for (int k = k1; k >= kb; --k) {
-    const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
-    mbt_real d = Mkk - dl[k - kb];
-    for (int m = k + 1; m <= k1; ++m) {
-      const mbt_real g = L[(size_t)m * n + (size_t)k];
-      c[m - k - 1] = L[(size_t)m * n + (size_t)m] * g;
-      d -= c[m - k - 1] * g;
-    }
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
-    mbt_real *Lk = L + (size_t)k * n, *Wk = W + (size_t)k * n;
-    ws->Dinv[k] = 1 / d;
-    row_update_avx2(Lk, k, k1 - k, c, L, nv, k + 1, ws->Dinv[k]);
-    Lk[k] = d;
-    for (int m = k + 1; m <= k1; ++m) c[m - k - 1] = L[(size_t)m * n + (size_t)k];
-    memset(Wk, 0, (size_t)(k1 + 1) * sizeof(mbt_real));
-    Wk[k] = 1;
-    row_update_avx2(Wk + k + 1, nv - k - 1, k1 - k, c, W + k + 1, nv, k + 1, 1);
+  const int st = chain_block_pivots(tree, ctx, ws, kb, Mc, L, T);
+  if (st) return st;
+  for (int i = 0; i < 4; ++i) {
+    mbt_real* Wk = W + (size_t)(kb + i) * n;
+    memset(Wk, 0, (size_t)kb * sizeof(mbt_real));
+    for (int q = 0; q < 4; ++q) C[i][q] = ws->Dinv[kb + i] * T[i][q], Wk[kb + q] = T[i][q];
   }
+  block_transform_avx2(C[0], L + (size_t)kb * n, nv, 0, kb);
+  block_transform_avx2(T[0], W + (size_t)kb * n, nv, k1 + 1, nv);
   return MBT_OK;
 }
 #endif
 
-/* L (d_k on the diagonal, ws->Dinv = 1/d) and W tip to base from M's lower triangle Mc (zero on
- * the three entries right of the diagonal): with AVX2 the nv mod 4 rows at the tip one by one,
+/* L (d_k on the diagonal, ws->Dinv = 1/d) and W tip to base from M's lower triangle Mc (the
+ * entries right of the diagonal not read): with AVX2 the nv mod 4 rows at the tip one by one,
  * then blocks of four rows; t holds 8·nv. */
 static int chain_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* Mc,
                         mbt_real* L, mbt_real* W, mbt_real* t) {
@@ -699,9 +780,35 @@ __attribute__((target("avx2,fma"))) static void chain_minv_upper_avx2(const mbt_
 }
 #endif
 
-/* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St, zero on the
- * three entries right of the diagonal; with AVX2 four rows at a time (the last four shifted back
- * to end at nv), their coefficients Ic·S interleaved in t after St. */
+#ifdef MBT__AVX2
+/* X's lower triangle from its upper one: the 4×4 blocks off the diagonal on the grid of four
+ * transposed in registers, the diagonal blocks and the last nv mod 4 rows one by one. */
+__attribute__((target("avx2,fma"))) static void mirror_upper_avx2(int nv, mbt_real* X) {
+  const size_t n = (size_t)nv, nb = n & ~(size_t)3;
+  for (size_t i = 0; i < nb; i += 4) {
+    for (size_t j = i + 4; j < nb; j += 4) {
+      const mbt_real* a = X + i * n + j;
+      const __m256d r0 = _mm256_loadu_pd(a), r1 = _mm256_loadu_pd(a + n);
+      const __m256d r2 = _mm256_loadu_pd(a + 2 * n), r3 = _mm256_loadu_pd(a + 3 * n);
+      const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+      const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+      mbt_real* b = X + j * n + i;
+      _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
+      _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
+      _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
+      _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+    }
+    for (size_t r = i + 1; r < i + 4; ++r)
+      for (size_t c = i; c < r; ++c) X[r * n + c] = X[c * n + r];
+  }
+  for (size_t r = nb; r < n; ++r)
+    for (size_t c = 0; c < r; ++c) X[r * n + c] = X[c * n + r];
+}
+#endif
+
+/* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St; with AVX2 four
+ * rows at a time (the last four shifted back to end at nv; up to three entries right of the
+ * diagonal written too, not read), their coefficients Ic·S interleaved in t after St. */
 static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, mbt_real* Mc) {
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
@@ -719,8 +826,6 @@ static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, m
   {
     for (int k = 0; k < nv; ++k) row_combination(ws, Mc + (size_t)k * n, NULL, -1, ws->SI[k], St, 0, 6, k + 1, -1);
   }
-  for (int k = 0; k < nv; ++k)
-    for (int j = k + 1; j < nv && j <= k + 3; ++j) Mc[(size_t)k * n + (size_t)j] = 0;
 }
 
 /* M⁻¹ on a chain without locked velocities: M_kj = (Ic·S_k)·S_j (j ≤ k) from the S_j transposed
@@ -737,13 +842,13 @@ static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_wo
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) {
     chain_minv_upper_avx2(ws, W, t, Minv);
-  } else
+    mirror_upper_avx2(nv, Minv);
+    return MBT_OK;
+  }
 #endif
-  {
-    for (int i = 0; i < nv; ++i) {
-      for (int m = 0; m <= i; ++m) t[m] = W[(size_t)m * n + (size_t)i] * ws->Dinv[m];
-      row_combination(ws, Minv + (size_t)i * n + (size_t)i, NULL, -1, t, W + i, 0, i + 1, nv - i, -1);
-    }
+  for (int i = 0; i < nv; ++i) {
+    for (int m = 0; m <= i; ++m) t[m] = W[(size_t)m * n + (size_t)i] * ws->Dinv[m];
+    row_combination(ws, Minv + (size_t)i * n + (size_t)i, NULL, -1, t, W + i, 0, i + 1, nv - i, -1);
   }
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j) Minv[j * n + i] = Minv[i * n + j];
