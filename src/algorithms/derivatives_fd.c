@@ -245,24 +245,52 @@ bool mbt__minv_dense(const mbt_derivatives_workspace* ws) {
   return ws->chain && ws->avx2 && ws->nv >= 12;
 }
 
+/* c where S is the unit vector e_c, else −1 (a URDF floating base's six columns). */
+static inline int unit_axis(const mbt_real* S) {
+  int c = -1;
+  for (int r = 0; r < 6; ++r) {
+    if (S[r] == 0) continue;
+    if (S[r] != 1 || c >= 0) return -1;
+    c = r;
+  }
+  return c;
+}
+
+/* M_kj = (Ic·S_k)·S_j for j an ancestor of k (zero where k or j is locked). */
+static inline mbt_real mass_entry(const mbt_context* ctx, const mbt_derivatives_workspace* ws, bool locked,
+                                  const mbt_real* SI, int j) {
+  if (locked || (ctx->any_locked && ctx->v_locked[j])) return 0;
+  const int c = ws->unit_axis[j];
+  return c >= 0 ? SI[c] : mbt__v6_dot(SI, ws->S[j]);
+}
+
 /* M_kj = (Ic·S_k)·S_j for j = k and its ancestors into row k of L and of Mc (the rest of them is
- * not read). */
+ * not read); where S_j = e_c, M_kj is entry c of Ic·S_k (the dot product's value exactly). */
 static void ancestor_mass_rows(const mbt_context* ctx, const mbt_derivatives_workspace* ws, mbt_real* L,
                                mbt_real* Mc) {
   const int nv = ws->nv;
   const bool any = ctx->any_locked;
+  for (int k = 0; k < nv; ++k) ws->unit_axis[k] = unit_axis(ws->S[k]);
   for (int k = 0; k < nv; ++k) {
     mbt_real *Lk = L + (size_t)k * nv, *Mk = Mc + (size_t)k * nv;
     const mbt_real* SI = ws->SI[k];
     const bool locked = any && ctx->v_locked[k];
+    const int r = ws->root_run[k];
     Lk[k] = Mk[k] = locked ? 1 : mbt__v6_dot(SI, ws->S[k]);
-    for (int j = ws->up[k]; j >= 0; j = ws->up[j])
-      Lk[j] = Mk[j] = locked || (any && ctx->v_locked[j]) ? 0 : mbt__v6_dot(SI, ws->S[j]);
+    int j = ws->up[k];
+    for (; j >= r; j = ws->up[j]) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);
+    for (; j >= 0; --j) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);  /* on the root run */
   }
 }
 
+/* Li[j] −= a·Lk[j] for j in [0, n) (rows i ≠ k of L). */
+static inline void row_update(mbt_real* restrict Li, mbt_real a, const mbt_real* restrict Lk, int n) {
+  for (int j = 0; j < n; ++j) Li[j] -= a * Lk[j];
+}
+
 /* M = Lᵀ·D·L in place along ws->up (as mbt__ltdl_factor_ex, with L_ki = M_ki·(1/d_k)), pivots
- * against M's diagonal Mc; ws->Dinv = 1/d. */
+ * against M's diagonal Mc; ws->Dinv = 1/d. The part of a path on the root run [0, r)
+ * (ws->root_run) by contiguous loops. */
 static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                        const mbt_real* Mc) {
   const int nv = ws->nv;
@@ -273,10 +301,18 @@ static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_w
     if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
     const mbt_real dinv = 1 / d;  /* one division per pivot, not per entry */
     ws->Dinv[k] = dinv;
-    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) {
+    const int r = ws->root_run[k];
+    int i = ws->up[k];
+    for (; i >= r; i = ws->up[i]) {  /* ancestors off the run, then their paths' runs */
       const mbt_real a = Lk[i] * dinv;
       mbt_real* Li = L + (size_t)i * n;
-      for (int j = i; j >= 0; j = ws->up[j]) Li[j] -= a * Lk[j];
+      for (int j = i; j >= r; j = ws->up[j]) Li[j] -= a * Lk[j];
+      row_update(Li, a, Lk, r);
+      Lk[i] = a;
+    }
+    for (; i >= 0; --i) {  /* on the run: i's path is [0, i] */
+      const mbt_real a = Lk[i] * dinv;
+      row_update(L + (size_t)i * n, a, Lk, i + 1);
       Lk[i] = a;
     }
   }
