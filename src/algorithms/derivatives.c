@@ -112,11 +112,10 @@ static bool make_forward_steps(mbt_derivatives_workspace* ws) {
   return groups == 0 || ws->forward_steps;
 }
 
-/* ws->root_run, and ws->unit_axis beside it (false: out of memory). */
+/* ws->root_run (false: out of memory). */
 static bool make_root_runs(mbt_derivatives_workspace* ws) {
-  ws->root_run = malloc(2 * (size_t)(ws->nv > 0 ? ws->nv : 1) * sizeof(int));
+  ws->root_run = malloc((size_t)(ws->nv > 0 ? ws->nv : 1) * sizeof(int));
   if (!ws->root_run) return false;
-  ws->unit_axis = ws->root_run + ws->nv;
   bool run = true;  /* velocities 0..k all on one contiguous path from 0 */
   for (int k = 0; k < ws->nv; ++k) {
     run = run && ws->up[k] == k - 1;

@@ -245,32 +245,32 @@ bool mbt__minv_dense(const mbt_derivatives_workspace* ws) {
   return ws->chain && ws->avx2 && ws->nv >= 12;
 }
 
-/* c where S is the unit vector e_c, else −1 (a URDF floating base's six columns). */
-static inline int unit_axis(const mbt_real* S) {
-  int c = -1;
-  for (int r = 0; r < 6; ++r) {
-    if (S[r] == 0) continue;
-    if (S[r] != 1 || c >= 0) return -1;
-    c = r;
+/* u where the first columns S_j, j < u ≤ 6, are the unit vectors e_j (a URDF floating base's). */
+static int unit_run(const mbt_derivatives_workspace* ws) {
+  int u = 0;
+  for (; u < 6 && u < ws->nv; ++u) {
+    bool unit = true;
+    for (int r = 0; r < 6; ++r) unit &= ws->S[u][r] == (r == u);
+    if (!unit) break;
   }
-  return c;
+  return u;
 }
 
 /* M_kj = (Ic·S_k)·S_j for j an ancestor of k (zero where k or j is locked). */
 static inline mbt_real mass_entry(const mbt_context* ctx, const mbt_derivatives_workspace* ws, bool locked,
                                   const mbt_real* SI, int j) {
   if (locked || (ctx->any_locked && ctx->v_locked[j])) return 0;
-  const int c = ws->unit_axis[j];
-  return c >= 0 ? SI[c] : mbt__v6_dot(SI, ws->S[j]);
+  return j < ws->unit_run ? SI[j] : mbt__v6_dot(SI, ws->S[j]);
 }
 
 /* M_kj = (Ic·S_k)·S_j for j = k and its ancestors into row k of L and of Mc (the rest of them is
- * not read); where S_j = e_c, M_kj is entry c of Ic·S_k (the dot product's value exactly). */
-static void ancestor_mass_rows(const mbt_context* ctx, const mbt_derivatives_workspace* ws, mbt_real* L,
+ * not read); where S_j = e_j (ws->unit_run), M_kj is entry j of Ic·S_k (the dot product's value
+ * exactly). */
+static void ancestor_mass_rows(const mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                                mbt_real* Mc) {
   const int nv = ws->nv;
   const bool any = ctx->any_locked;
-  for (int k = 0; k < nv; ++k) ws->unit_axis[k] = unit_axis(ws->S[k]);
+  ws->unit_run = unit_run(ws);
   for (int k = 0; k < nv; ++k) {
     mbt_real *Lk = L + (size_t)k * nv, *Mk = Mc + (size_t)k * nv;
     const mbt_real* SI = ws->SI[k];
@@ -346,6 +346,26 @@ MBT_DERIV_KERNEL(ltdl_inverse,
                  (ctx, ws, L, X), (ctx, ws, L, X))
 
 #ifdef MBT__AVX2
+/* nb 4-wide blocks at columns off[b] of row k of X, X_kj = −Σ_m L_km·X_mj over k's ancestors m (in
+ * ws->up's order; the root run [0, r) without walking ws->up), one accumulator per block. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void inverse_blocks_avx2(const mbt_derivatives_workspace* ws, int nb,
+                                                                const int* off, int k, const mbt_real* Lk,
+                                                                const mbt_real* X, mbt_real* Xk) {
+  const size_t nv = (size_t)ws->nv;
+  const int r = ws->root_run[k];
+  __m256d a[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+  int m = ws->up[k];
+  for (; m >= r; m = ws->up[m]) {
+    const __m256d l = _mm256_broadcast_sd(Lk + m);
+    for (int b = 0; b < nb; ++b) a[b] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(X + (size_t)m * nv + off[b]), a[b]);
+  }
+  for (; m >= 0; --m) {
+    const __m256d l = _mm256_broadcast_sd(Lk + m);
+    for (int b = 0; b < nb; ++b) a[b] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(X + (size_t)m * nv + off[b]), a[b]);
+  }
+  for (int b = 0; b < nb; ++b) _mm256_storeu_pd(Xk + off[b], a[b]);
+}
+
 /* ltdl_inverse with AVX2 (nv ≥ 4): row k on [0, k) by 4-wide blocks, the last one shifted back to
  * end at k (overlapping entries are computed twice, identically), per block and ancestor m one
  * broadcast of L_km and one fused multiply-add (the same numbers as ltdl_inverse's AVX2
@@ -367,12 +387,16 @@ MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx
       _mm256_maskstore_pd(Xk, lanes, a);
       _mm256_storeu_pd(t, a), xk = t;  /* not read back through the masked store */
     } else {
-      for (int c = 0; c < k; c += 4) {
-        const int c0 = c + 4 <= k ? c : k - 4;
-        __m256d a = _mm256_setzero_pd();
-        for (int m = ws->up[k]; m >= 0; m = ws->up[m])
-          a = _mm256_fnmadd_pd(_mm256_broadcast_sd(Lk + m), _mm256_loadu_pd(X + (size_t)m * nv + c0), a);
-        _mm256_storeu_pd(Xk + c0, a);
+      for (int c = 0; c < k; c += 16) {  /* up to four blocks per walk of the ancestors */
+        const int nb = k - c >= 16 ? 4 : (k - c + 3) / 4;
+        int off[4];
+        for (int b = 0; b < 4; ++b) off[b] = c + 4 * b + 4 <= k ? c + 4 * b : k - 4;
+        switch (nb) {
+          case 4: inverse_blocks_avx2(ws, 4, off, k, Lk, X, Xk); break;
+          case 3: inverse_blocks_avx2(ws, 3, off, k, Lk, X, Xk); break;
+          case 2: inverse_blocks_avx2(ws, 2, off, k, Lk, X, Xk); break;
+          default: inverse_blocks_avx2(ws, 1, off, k, Lk, X, Xk); break;
+        }
       }
     }
     mbt_real xkk = ws->Dinv[k];

@@ -143,7 +143,7 @@ struct mbt_derivatives_workspace {
   int* root_run;                /* [nv] r where velocity k's path to the root ends by the contiguous
                                    run r − 1, ..., 1, 0 (the velocities a with up[a] = a − 1 down to
                                    0, and k's last such ancestor or k itself is r − 1); 0: none */
-  int* unit_axis;               /* [nv] per call: c where S_k is the unit vector e_c, else −1 */
+  int unit_run;                 /* per call: u where S_j = e_j for j < u (≤ 6: a URDF floating base) */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
