@@ -367,9 +367,9 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void inverse_blocks_avx2(const mbt_deriv
 }
 
 /* ltdl_inverse with AVX2 (nv ≥ 4): row k on [0, k) by 4-wide blocks, the last one shifted back to
- * end at k (overlapping entries are computed twice, identically), per block and ancestor m one
- * broadcast of L_km and one fused multiply-add (the same numbers as ltdl_inverse's AVX2
- * version); rows k < 4 in one block masked to [0, k). The compiled loop spends most of its time
+ * end at k (overlapping entries are computed twice, identically), per ancestor m one broadcast
+ * of L_km for up to four blocks (inverse_blocks_avx2) and one fused multiply-add per block (the
+ * same numbers as ltdl_inverse's AVX2 version); rows k < 4 in one block masked to [0, k). The compiled loop spends most of its time
  * in the remainders of its short rows. */
 MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx, const mbt_derivatives_workspace* ws,
                                                           const mbt_real* L, mbt_real* X) {
