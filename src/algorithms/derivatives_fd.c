@@ -279,7 +279,9 @@ static void ancestor_mass_rows(const mbt_context* ctx, mbt_derivatives_workspace
     Lk[k] = Mk[k] = locked ? 1 : mbt__v6_dot(SI, ws->S[k]);
     int j = ws->up[k];
     for (; j >= r; j = ws->up[j]) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);
-    for (; j >= 0; --j) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);  /* on the root run */
+    const int u = any || j + 1 < ws->unit_run ? 0 : ws->unit_run;  /* [0, u): entries of Ic·S_k */
+    for (; j >= u; --j) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);  /* on the root run */
+    for (int c = 0; c < u; ++c) Lk[c] = Mk[c] = SI[c];
   }
 }
 
