@@ -357,13 +357,16 @@ MBT_DERIV_KERNEL(ltdl_inverse,
                  (ctx, ws, L, X), (ctx, ws, L, X))
 
 #ifdef MBT__AVX2
-/* nb 4-wide blocks at columns off[b] of row k of X, X_kj = −Σ_m L_km·X_mj over k's ancestors m (in
- * ws->up's order; the root run [0, r) without walking ws->up), one accumulator per block. */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void inverse_blocks_avx2(const mbt_derivatives_workspace* ws, int nb,
-                                                                const int* off, int k, const mbt_real* Lk,
-                                                                const mbt_real* X, mbt_real* Xk) {
+/* nb 4-wide blocks of row k of X at columns c, c + 4, ... (the last ones shifted back to end at k),
+ * X_kj = −Σ_m L_km·X_mj over k's ancestors m (in ws->up's order; the root run [0, r) without
+ * walking ws->up), one accumulator per block. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void inverse_blocks_avx2(const mbt_derivatives_workspace* ws, int nb, int c,
+                                                                int k, const mbt_real* Lk, const mbt_real* X,
+                                                                mbt_real* Xk) {
   const size_t nv = (size_t)ws->nv;
   const int r = ws->root_run[k];
+  int off[4];
+  for (int b = 0; b < nb; ++b) off[b] = c + 4 * b + 4 <= k ? c + 4 * b : k - 4;
   __m256d a[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
   int m = ws->up[k];
   for (; m >= r; m = ws->up[m]) {
@@ -399,14 +402,11 @@ MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx
       _mm256_storeu_pd(t, a), xk = t;  /* not read back through the masked store */
     } else {
       for (int c = 0; c < k; c += 16) {  /* up to four blocks per walk of the ancestors */
-        const int nb = k - c >= 16 ? 4 : (k - c + 3) / 4;
-        int off[4];
-        for (int b = 0; b < 4; ++b) off[b] = c + 4 * b + 4 <= k ? c + 4 * b : k - 4;
-        switch (nb) {
-          case 4: inverse_blocks_avx2(ws, 4, off, k, Lk, X, Xk); break;
-          case 3: inverse_blocks_avx2(ws, 3, off, k, Lk, X, Xk); break;
-          case 2: inverse_blocks_avx2(ws, 2, off, k, Lk, X, Xk); break;
-          default: inverse_blocks_avx2(ws, 1, off, k, Lk, X, Xk); break;
+        switch (k - c >= 16 ? 4 : (k - c + 3) / 4) {
+          case 4: inverse_blocks_avx2(ws, 4, c, k, Lk, X, Xk); break;
+          case 3: inverse_blocks_avx2(ws, 3, c, k, Lk, X, Xk); break;
+          case 2: inverse_blocks_avx2(ws, 2, c, k, Lk, X, Xk); break;
+          default: inverse_blocks_avx2(ws, 1, c, k, Lk, X, Xk); break;
         }
       }
     }
