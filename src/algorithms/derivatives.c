@@ -41,6 +41,7 @@ void mbt_derivatives_workspace_destroy(mbt_derivatives_workspace* ws) {
   free(ws->S);
   free(ws->vdot);
   free(ws->forward_steps);
+  free(ws->root_run);
   free(ws);
 }
 
@@ -111,6 +112,18 @@ static bool make_forward_steps(mbt_derivatives_workspace* ws) {
   return groups == 0 || ws->forward_steps;
 }
 
+/* ws->root_run (false: out of memory). */
+static bool make_root_runs(mbt_derivatives_workspace* ws) {
+  ws->root_run = malloc((size_t)(ws->nv > 0 ? ws->nv : 1) * sizeof(int));
+  if (!ws->root_run) return false;
+  bool run = true;  /* velocities 0..k all on one contiguous path from 0 */
+  for (int k = 0; k < ws->nv; ++k) {
+    run = run && ws->up[k] == k - 1;
+    ws->root_run[k] = run ? k + 1 : ws->up[k] >= 0 ? ws->root_run[ws->up[k]] : 0;
+  }
+  return true;
+}
+
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
   if (!tree) return NULL;
   if (!tree->finalized) {
@@ -159,7 +172,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   velocity_tree(tree, ws, node_ints, node_ints + nl);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
-  if (!make_forward_steps(ws)) {
+  if (!make_forward_steps(ws) || !make_root_runs(ws)) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
   }

@@ -245,24 +245,63 @@ bool mbt__minv_dense(const mbt_derivatives_workspace* ws) {
   return ws->chain && ws->avx2 && ws->nv >= 12;
 }
 
+/* u where the first columns S_j, j < u ≤ 6, are the unit vectors e_j (a URDF floating base's). */
+static int unit_run(const mbt_derivatives_workspace* ws) {
+  int u = 0;
+  for (; u < 6 && u < ws->nv; ++u) {
+    bool unit = true;
+    for (int r = 0; r < 6; ++r) unit &= ws->S[u][r] == (r == u);
+    if (!unit) break;
+  }
+  return u;
+}
+
+/* M_kj = (Ic·S_k)·S_j for j an ancestor of k (zero where k or j is locked). */
+static inline mbt_real mass_entry(const mbt_context* ctx, const mbt_derivatives_workspace* ws, bool locked,
+                                  const mbt_real* SI, int j) {
+  if (locked || (ctx->any_locked && ctx->v_locked[j])) return 0;
+  return j < ws->unit_run ? SI[j] : mbt__v6_dot(SI, ws->S[j]);
+}
+
 /* M_kj = (Ic·S_k)·S_j for j = k and its ancestors into row k of L and of Mc (the rest of them is
- * not read). */
-static void ancestor_mass_rows(const mbt_context* ctx, const mbt_derivatives_workspace* ws, mbt_real* L,
+ * not read); where S_j = e_j (ws->unit_run), M_kj is entry j of Ic·S_k (the dot product's value
+ * exactly). */
+static void ancestor_mass_rows(const mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                                mbt_real* Mc) {
   const int nv = ws->nv;
   const bool any = ctx->any_locked;
+  ws->unit_run = unit_run(ws);
   for (int k = 0; k < nv; ++k) {
     mbt_real *Lk = L + (size_t)k * nv, *Mk = Mc + (size_t)k * nv;
     const mbt_real* SI = ws->SI[k];
     const bool locked = any && ctx->v_locked[k];
+    const int r = ws->root_run[k];
     Lk[k] = Mk[k] = locked ? 1 : mbt__v6_dot(SI, ws->S[k]);
-    for (int j = ws->up[k]; j >= 0; j = ws->up[j])
-      Lk[j] = Mk[j] = locked || (any && ctx->v_locked[j]) ? 0 : mbt__v6_dot(SI, ws->S[j]);
+    int j = ws->up[k];
+    for (; j >= r; j = ws->up[j]) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);
+    const int u = any || j + 1 < ws->unit_run ? 0 : ws->unit_run;  /* [0, u): entries of Ic·S_k */
+    for (; j >= u; --j) Lk[j] = Mk[j] = mass_entry(ctx, ws, locked, SI, j);  /* on the root run */
+    for (int c = 0; c < u; ++c) Lk[c] = Mk[c] = SI[c];
   }
 }
 
+/* Li[j] −= a·Lk[j] for j in [0, n) (rows i ≠ k of L), two entries at a time where the compiler has
+ * vector extensions (the compiler's own vector loop spent ~7 instructions per entry on these
+ * short rows: its set-up and remainders). */
+static inline void row_update(mbt_real* restrict Li, mbt_real a, const mbt_real* restrict Lk, int n) {
+  int j = 0;
+#ifdef MBT__MM_BLOCKS
+  for (; j + 2 <= n; j += 2) *(mbt__v2u*)(Li + j) -= a * *(const mbt__v2u*)(Lk + j);
+#endif
+  if (j < n) Li[j] -= a * Lk[j];
+#ifndef MBT__MM_BLOCKS
+  for (++j; j < n; ++j) Li[j] -= a * Lk[j];
+#endif
+}
+
 /* M = Lᵀ·D·L in place along ws->up (as mbt__ltdl_factor_ex, with L_ki = M_ki·(1/d_k)), pivots
- * against M's diagonal Mc; ws->Dinv = 1/d. */
+ * against M's diagonal Mc; ws->Dinv = 1/d. The part of a path on the root run [0, r)
+ * (ws->root_run) by contiguous loops. */
 static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* L,
                        const mbt_real* Mc) {
   const int nv = ws->nv;
@@ -273,10 +312,18 @@ static int ltdl_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_w
     if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
     const mbt_real dinv = 1 / d;  /* one division per pivot, not per entry */
     ws->Dinv[k] = dinv;
-    for (int i = ws->up[k]; i >= 0; i = ws->up[i]) {
+    const int r = ws->root_run[k];
+    int i = ws->up[k];
+    for (; i >= r; i = ws->up[i]) {  /* ancestors off the run, then their paths' runs */
       const mbt_real a = Lk[i] * dinv;
       mbt_real* Li = L + (size_t)i * n;
-      for (int j = i; j >= 0; j = ws->up[j]) Li[j] -= a * Lk[j];
+      for (int j = i; j >= r; j = ws->up[j]) Li[j] -= a * Lk[j];
+      row_update(Li, a, Lk, r);
+      Lk[i] = a;
+    }
+    for (; i >= 0; --i) {  /* on the run: i's path is [0, i] */
+      const mbt_real a = Lk[i] * dinv;
+      row_update(L + (size_t)i * n, a, Lk, i + 1);
       Lk[i] = a;
     }
   }
@@ -310,10 +357,33 @@ MBT_DERIV_KERNEL(ltdl_inverse,
                  (ctx, ws, L, X), (ctx, ws, L, X))
 
 #ifdef MBT__AVX2
+/* nb 4-wide blocks of row k of X at columns c, c + 4, ... (the last ones shifted back to end at k),
+ * X_kj = −Σ_m L_km·X_mj over k's ancestors m (in ws->up's order; the root run [0, r) without
+ * walking ws->up), one accumulator per block. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void inverse_blocks_avx2(const mbt_derivatives_workspace* ws, int nb, int c,
+                                                                int k, const mbt_real* Lk, const mbt_real* X,
+                                                                mbt_real* Xk) {
+  const size_t nv = (size_t)ws->nv;
+  const int r = ws->root_run[k];
+  int off[4];
+  for (int b = 0; b < nb; ++b) off[b] = c + 4 * b + 4 <= k ? c + 4 * b : k - 4;
+  __m256d a[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
+  int m = ws->up[k];
+  for (; m >= r; m = ws->up[m]) {
+    const __m256d l = _mm256_broadcast_sd(Lk + m);
+    for (int b = 0; b < nb; ++b) a[b] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(X + (size_t)m * nv + off[b]), a[b]);
+  }
+  for (; m >= 0; --m) {
+    const __m256d l = _mm256_broadcast_sd(Lk + m);
+    for (int b = 0; b < nb; ++b) a[b] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(X + (size_t)m * nv + off[b]), a[b]);
+  }
+  for (int b = 0; b < nb; ++b) _mm256_storeu_pd(Xk + off[b], a[b]);
+}
+
 /* ltdl_inverse with AVX2 (nv ≥ 4): row k on [0, k) by 4-wide blocks, the last one shifted back to
- * end at k (overlapping entries are computed twice, identically), per block and ancestor m one
- * broadcast of L_km and one fused multiply-add (the same numbers as ltdl_inverse's AVX2
- * version); rows k < 4 in one block masked to [0, k). The compiled loop spends most of its time
+ * end at k (overlapping entries are computed twice, identically), per ancestor m one broadcast
+ * of L_km for up to four blocks (inverse_blocks_avx2) and one fused multiply-add per block (the
+ * same numbers as ltdl_inverse's AVX2 version); rows k < 4 in one block masked to [0, k). The compiled loop spends most of its time
  * in the remainders of its short rows. */
 MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx, const mbt_derivatives_workspace* ws,
                                                           const mbt_real* L, mbt_real* X) {
@@ -331,12 +401,13 @@ MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx
       _mm256_maskstore_pd(Xk, lanes, a);
       _mm256_storeu_pd(t, a), xk = t;  /* not read back through the masked store */
     } else {
-      for (int c = 0; c < k; c += 4) {
-        const int c0 = c + 4 <= k ? c : k - 4;
-        __m256d a = _mm256_setzero_pd();
-        for (int m = ws->up[k]; m >= 0; m = ws->up[m])
-          a = _mm256_fnmadd_pd(_mm256_broadcast_sd(Lk + m), _mm256_loadu_pd(X + (size_t)m * nv + c0), a);
-        _mm256_storeu_pd(Xk + c0, a);
+      for (int c = 0; c < k; c += 16) {  /* up to four blocks per walk of the ancestors */
+        switch (k - c >= 16 ? 4 : (k - c + 3) / 4) {
+          case 4: inverse_blocks_avx2(ws, 4, c, k, Lk, X, Xk); break;
+          case 3: inverse_blocks_avx2(ws, 3, c, k, Lk, X, Xk); break;
+          case 2: inverse_blocks_avx2(ws, 2, c, k, Lk, X, Xk); break;
+          default: inverse_blocks_avx2(ws, 1, c, k, Lk, X, Xk); break;
+        }
       }
     }
     mbt_real xkk = ws->Dinv[k];

@@ -139,6 +139,11 @@ struct mbt_derivatives_workspace {
                                    another) or one node (the other three −1); NULL where no level
                                    has four revolute nodes (derivatives.c) */
   int num_forward_steps;
+  /* The LᵀDL path (derivatives_fd.c): */
+  int* root_run;                /* [nv] r where velocity k's path to the root ends by the contiguous
+                                   run r − 1, ..., 1, 0 (the velocities a with up[a] = a − 1 down to
+                                   0, and k's last such ancestor or k itself is r − 1); 0: none */
+  int unit_run;                 /* per call: u where S_j = e_j for j < u (≤ 6: a URDF floating base) */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
