@@ -159,6 +159,12 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   velocity_tree(tree, ws, node_ints, node_ints + nl);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
+  ws->revolute_chain = ws->nl > 1;
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    ws->revolute_chain = ws->revolute_chain && L->type == MBT_MOBILIZER_REVOLUTE && L->parent == i - 1 &&
+                         L->v_start == i - 1;
+  }
   if (!make_forward_steps(ws)) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -333,15 +339,22 @@ MBT__ALWAYS_INLINE mbt_vec3 origin_WF(const mbt_local_node* L, const mbt_transfo
                        X_WA->p.v[2] + R->m[2][0] * p[0] + R->m[2][2] * p[2]);
 }
 
-/* forward_node for a revolute node (axis ẑ of F = M): R_WM (revolute_rotation_WM), p_WoMo = p_WoFo,
- * S = [z; p_WoMo × z] with z = R_WF·ẑ, the third column of R_WM. */
-MBT__ALWAYS_INLINE void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
-                             const mbt_real* vdot) {
+/* X_WM of a revolute node: R_WM (revolute_rotation_WM) and p_WoMo = p_WoFo (origin_WF). */
+MBT__ALWAYS_INLINE const mbt_transform* revolute_pose(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const mbt_transform* X_WA = &ws->X_WM[L->parent];
   mbt_transform* X = &ws->X_WM[i];
   revolute_rotation_WM(L, &X_WA->R, ctx->sin_q[L->q_start], ctx->cos_q[L->q_start], &X->R);
   X->p = origin_WF(L, X_WA);
+  return X;
+}
+
+/* forward_node for a revolute node (axis ẑ of F = M): R_WM (revolute_rotation_WM), p_WoMo = p_WoFo,
+ * S = [z; p_WoMo × z] with z = R_WF·ẑ, the third column of R_WM. */
+MBT__ALWAYS_INLINE void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+                             const mbt_real* vdot) {
+  const mbt_local_node* L = &ws->tree->local_nodes[i];
+  const mbt_transform* X = revolute_pose(ctx, ws, i);
   mbt_real* S = ws->S[L->v_start];
   const mbt_vec3 z = mbt_vec3_make(X->R.m[0][2], X->R.m[1][2], X->R.m[2][2]), pz = mbt_vec3_cross(X->p, z);
   S[0] = z.v[0], S[1] = z.v[1], S[2] = z.v[2], S[3] = pz.v[0], S[4] = pz.v[1], S[5] = pz.v[2];
@@ -476,6 +489,22 @@ MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ct
     column_rates(ws, k0 + k, vl, al, u[k]);
   }
 }
+
+#ifdef MBT__DERIV_LANES
+/* forward_node of a revolute chain (ws->revolute_chain) in two steps: the poses X_WM, each from
+ * its parent's, one node after the other; then the rest, which reads them, four nodes at a time
+ * (chain_rates4: S, W, B, G, and V, A as running sums down the chain); the last nodes, fewer than
+ * four, one at a time. */
+MBT__ALWAYS_INLINE void forward_chain(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                      const mbt_real* v, const mbt_real* vdot) {
+  const int nl = ws->nl, n4 = 1 + (nl - 1) / 4 * 4;
+  for (int i = 1; i < n4; ++i) revolute_pose(ctx, ws, i);
+  v4 Vc[6], Ac[6];
+  splat4(ws->V[0], 6, Vc), splat4(ws->A[0], 6, Ac);
+  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac);
+  for (int i = n4; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, true);
+}
+#endif
 
 /* The node's own Ib = Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
 MBT__ALWAYS_INLINE void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
@@ -762,7 +791,9 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
                                        mbt_real* dv, mbt_real* M, bool lanes) {
   const int nl = tree->num_local_nodes;
 #ifdef MBT__DERIV_LANES
-  if (lanes && ws->forward_steps) {
+  if (lanes && ws->revolute_chain) {
+    forward_chain(tree, ctx, ws, v, vdot);
+  } else if (lanes && ws->forward_steps) {
     for (int s = 0; s < ws->num_forward_steps; ++s) {
       const int* n = ws->forward_steps + 4 * s;
       if (n[1] >= 0)

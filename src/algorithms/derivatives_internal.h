@@ -139,6 +139,8 @@ struct mbt_derivatives_workspace {
                                    another) or one node (the other three −1); NULL where no level
                                    has four revolute nodes (derivatives.c) */
   int num_forward_steps;
+  bool revolute_chain;          /* every local node i ≥ 1 revolute, of one velocity, below i − 1: the
+                                   forward step's rates four nodes at a time (forward_chain) */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
