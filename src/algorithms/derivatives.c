@@ -812,16 +812,17 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
   }
 #endif
   for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
-  for (int i = nl - 1; i > 0; --i) {
 #ifdef MBT__DERIV_LANES
-    const int p = tree->local_nodes[i].parent;
-    if (lanes) {
+  if (lanes && ws->revolute_chain) {
+    chain_subtree_sums(ws);
+  } else if (lanes) {
+    for (int i = nl - 1; i > 0; --i) {
+      const int p = tree->local_nodes[i].parent;
       if (p > 0) add_to_parent_wide(ws, i, p);
-      continue;
     }
+  } else
 #endif
-    add_to_parent(tree, ws, i);
-  }
+    for (int i = nl - 1; i > 0; --i) add_to_parent(tree, ws, i);
   backward_nodes(tree, ws, tau, dq, dv, M, false, lanes);
 }
 MBT_DERIV_PASSES_LANES(id_passes,

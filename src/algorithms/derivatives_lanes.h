@@ -394,6 +394,30 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
   add_wide(ws->Yc[p].s, ws->Yc[i].s, (int)(sizeof(mbt_ymat) / sizeof(mbt_real)));
 }
 
+/* add_to_parent_wide over a chain (ws->revolute_chain: the parent of node i is i − 1), tip to
+ * base, the sum of the nodes below kept in registers (the same adds in the same order): node i's
+ * sum is not stored and loaded again before the next add. */
+MBT__ALWAYS_INLINE void chain_subtree_sums(mbt_derivatives_workspace* ws) {
+  enum { NI = MBT__MOMENTS_STRIDE, NY = sizeof(mbt_ymat) / sizeof(mbt_real) };
+  _Static_assert(NI == 10 && NY == 12, "the moments are 10 numbers, Y 12");
+#define MBT__CHAIN_ROWS(i) \
+  mbt_real *pI = (mbt_real*)(void*)&ws->Ic[i], *pF = ws->F[i], *pY = (mbt_real*)(void*)&ws->Yc[i]
+  int i = ws->nl - 1;
+  MBT__CHAIN_ROWS(i);
+  v4 I0 = *(mbt__v4u*)pI, I1 = *(mbt__v4u*)(pI + 4), F0 = *(mbt__v4u*)pF;
+  v4 Y0 = *(mbt__v4u*)pY, Y1 = *(mbt__v4u*)(pY + 4), Y2 = *(mbt__v4u*)(pY + 8);
+  mbt__v2u I2 = *(mbt__v2u*)(pI + 8), F1 = *(mbt__v2u*)(pF + 4);
+  for (--i; i > 0; --i) {
+    MBT__CHAIN_ROWS(i);
+    *(mbt__v4u*)pI = I0 += *(mbt__v4u*)pI, *(mbt__v4u*)(pI + 4) = I1 += *(mbt__v4u*)(pI + 4);
+    *(mbt__v2u*)(pI + 8) = I2 += *(mbt__v2u*)(pI + 8);
+    *(mbt__v4u*)pF = F0 += *(mbt__v4u*)pF, *(mbt__v2u*)(pF + 4) = F1 += *(mbt__v2u*)(pF + 4);
+    *(mbt__v4u*)pY = Y0 += *(mbt__v4u*)pY, *(mbt__v4u*)(pY + 4) = Y1 += *(mbt__v4u*)(pY + 4);
+    *(mbt__v4u*)(pY + 8) = Y2 += *(mbt__v4u*)(pY + 8);
+  }
+#undef MBT__CHAIN_ROWS
+}
+
 /* The first n (< 4) lanes of x stored at p, p + stride, ... */
 MBT__ALWAYS_INLINE void store_upto4(mbt_real* p, size_t stride, const v4* x, int n) {
   for (int l = 0; l < 4 && l < n; ++l) p[(size_t)l * stride] = (*x)[l];
