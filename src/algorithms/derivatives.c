@@ -782,18 +782,31 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
+/* Per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes four nodes at a
+ * time, node_inertias4, the last two or three nodes in the block of the last four). */
+MBT__ALWAYS_INLINE void node_inertias(const mbt_context* ctx, mbt_derivatives_workspace* ws, bool lanes) {
+  const int nl = ws->nl;
+  int i0 = 1;
+#ifdef MBT__DERIV_LANES
+  if (lanes && nl > 4) {
+    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
+  }
+#else
+  (void)lanes;
+#endif
+  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
+}
+
 /* The passes of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES_LANES): base to tip
- * (forward_node); per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes
- * four nodes at a time, node_inertias4); tip to base, the subtree sums (add_to_parent); per node,
- * its velocities' products and entries (backward_nodes). */
+ * (forward_node); per node, its world-frame inertia, f and Y (node_inertias); tip to base, the
+ * subtree sums (add_to_parent); per node, its velocities' products and entries (backward_nodes). */
 MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
                                        const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
                                        mbt_real* dv, mbt_real* M, bool lanes) {
   const int nl = tree->num_local_nodes;
 #ifdef MBT__DERIV_LANES
-  if (lanes && ws->revolute_chain) {
-    forward_chain(tree, ctx, ws, v, vdot);
-  } else if (lanes && ws->forward_steps) {
+  if (lanes && ws->forward_steps) {
     for (int s = 0; s < ws->num_forward_steps; ++s) {
       const int* n = ws->forward_steps + 4 * s;
       if (n[1] >= 0)
@@ -804,28 +817,42 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
   } else
 #endif
     for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, lanes);
-  int i0 = 1;
+  node_inertias(ctx, ws, lanes);
+  for (int i = nl - 1; i > 0; --i) {
 #ifdef MBT__DERIV_LANES
-  if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
-    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
-    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
-  }
-#endif
-  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
-#ifdef MBT__DERIV_LANES
-  if (lanes && ws->revolute_chain) {
-    chain_subtree_sums(ws);
-  } else if (lanes) {
-    for (int i = nl - 1; i > 0; --i) {
-      const int p = tree->local_nodes[i].parent;
+    const int p = tree->local_nodes[i].parent;
+    if (lanes) {
       if (p > 0) add_to_parent_wide(ws, i, p);
+      continue;
     }
-  } else
 #endif
-    for (int i = nl - 1; i > 0; --i) add_to_parent(tree, ws, i);
+    add_to_parent(tree, ws, i);
+  }
   backward_nodes(tree, ws, tau, dq, dv, M, false, lanes);
 }
 MBT_DERIV_PASSES_LANES(id_passes,
+                       (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                        const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
+                       (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
+
+/* id_passes on a revolute chain (ws->revolute_chain), a function of its own (the other trees'
+ * passes keep their code as it was): with lanes the forward step in two steps (forward_chain) and
+ * the subtree sums in registers (chain_subtree_sums); the baseline copy runs id_passes_body. */
+MBT__ALWAYS_INLINE void chain_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                          const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
+                                          mbt_real* dv, mbt_real* M, bool lanes) {
+#ifdef MBT__DERIV_LANES
+  if (lanes) {
+    forward_chain(tree, ctx, ws, v, vdot);
+    node_inertias(ctx, ws, true);
+    chain_subtree_sums(ws);
+    backward_nodes(tree, ws, tau, dq, dv, M, false, true);
+    return;
+  }
+#endif
+  id_passes_body(tree, ctx, ws, v, vdot, tau, dq, dv, M, lanes);
+}
+MBT_DERIV_PASSES_LANES(chain_passes,
                        (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                         const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
                        (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
@@ -861,7 +888,10 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   ws->X_WM[0].p = reference_point(tree, ctx);
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
-  id_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
+  if (ws->revolute_chain)
+    chain_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
+  else
+    id_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
   if (dtau_dq) descendant_pairs(ws, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }

@@ -525,14 +525,13 @@ MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* w
     *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = qj, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = vj;
   }
 }
-/* descendant_entries_body for every velocity: four velocities of a chain at a time (chain_block4,
- * on a revolute chain every k ≡ nv mod 4 with four velocities from it, without the checks: their
- * rows by 4×4 tiles, their columns four k at a time), else one velocity (descendant_entries4). */
+/* descendant_entries_body for every velocity: four velocities of a chain at a time (chain_block4:
+ * their rows by 4×4 tiles, their columns four k at a time), else one velocity
+ * (descendant_entries4). */
 MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, mbt_real* restrict dq,
                                           mbt_real* restrict dv) {
-  const int nv = ws->nv;
-  for (int k = 0; k < nv;) {
-    if (ws->revolute_chain ? k % 4 == nv % 4 && k + 4 <= nv : chain_block4(ws, k)) {
+  for (int k = 0; k < ws->nv;) {
+    if (chain_block4(ws, k)) {
       block_rows4(ws, k, MBT_J_PHI, dq);
       block_rows4(ws, k, MBT_J_OMEGA, dv);
       descendant_columns_k4(ws, k, dq, dv);
