@@ -140,7 +140,7 @@ struct mbt_derivatives_workspace {
                                    has four revolute nodes (derivatives.c) */
   int num_forward_steps;
   bool revolute_chain;          /* every local node i ≥ 1 revolute, of one velocity, below i − 1: the
-                                   forward step's rates four nodes at a time (forward_chain) */
+                                   ∂tau passes of a chain (chain_passes, derivatives.c) */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
