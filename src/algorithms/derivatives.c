@@ -172,6 +172,12 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   velocity_tree(tree, ws, node_ints, node_ints + nl);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
+  ws->revolute_chain = ws->nl > 1;
+  for (int i = 1; i < ws->nl; ++i) {
+    const mbt_local_node* L = &tree->local_nodes[i];
+    ws->revolute_chain = ws->revolute_chain && L->type == MBT_MOBILIZER_REVOLUTE && L->parent == i - 1 &&
+                         L->v_start == i - 1;
+  }
   if (!make_forward_steps(ws) || !make_root_runs(ws)) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -346,15 +352,22 @@ MBT__ALWAYS_INLINE mbt_vec3 origin_WF(const mbt_local_node* L, const mbt_transfo
                        X_WA->p.v[2] + R->m[2][0] * p[0] + R->m[2][2] * p[2]);
 }
 
-/* forward_node for a revolute node (axis ẑ of F = M): R_WM (revolute_rotation_WM), p_WoMo = p_WoFo,
- * S = [z; p_WoMo × z] with z = R_WF·ẑ, the third column of R_WM. */
-MBT__ALWAYS_INLINE void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
-                             const mbt_real* vdot) {
+/* X_WM of a revolute node: R_WM (revolute_rotation_WM) and p_WoMo = p_WoFo (origin_WF). */
+MBT__ALWAYS_INLINE const mbt_transform* revolute_pose(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
   const mbt_local_node* L = &ws->tree->local_nodes[i];
   const mbt_transform* X_WA = &ws->X_WM[L->parent];
   mbt_transform* X = &ws->X_WM[i];
   revolute_rotation_WM(L, &X_WA->R, ctx->sin_q[L->q_start], ctx->cos_q[L->q_start], &X->R);
   X->p = origin_WF(L, X_WA);
+  return X;
+}
+
+/* forward_node for a revolute node (axis ẑ of F = M): R_WM (revolute_rotation_WM), p_WoMo = p_WoFo,
+ * S = [z; p_WoMo × z] with z = R_WF·ẑ, the third column of R_WM. */
+MBT__ALWAYS_INLINE void forward_revolute(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i, const mbt_real* v,
+                             const mbt_real* vdot) {
+  const mbt_local_node* L = &ws->tree->local_nodes[i];
+  const mbt_transform* X = revolute_pose(ctx, ws, i);
   mbt_real* S = ws->S[L->v_start];
   const mbt_vec3 z = mbt_vec3_make(X->R.m[0][2], X->R.m[1][2], X->R.m[2][2]), pz = mbt_vec3_cross(X->p, z);
   S[0] = z.v[0], S[1] = z.v[1], S[2] = z.v[2], S[3] = pz.v[0], S[4] = pz.v[1], S[5] = pz.v[2];
@@ -489,6 +502,22 @@ MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ct
     column_rates(ws, k0 + k, vl, al, u[k]);
   }
 }
+
+#ifdef MBT__DERIV_LANES
+/* forward_node of a revolute chain (ws->revolute_chain) in two steps: the poses X_WM, each from
+ * its parent's, one node after the other; then the rest, which reads them, four nodes at a time
+ * (chain_rates4: S, W, B, G, and V, A as running sums down the chain); the last nodes, fewer than
+ * four, one at a time. */
+MBT__ALWAYS_INLINE void forward_chain(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                      const mbt_real* v, const mbt_real* vdot) {
+  const int nl = ws->nl, n4 = 1 + (nl - 1) / 4 * 4;
+  for (int i = 1; i < n4; ++i) revolute_pose(ctx, ws, i);
+  v4 Vc[6], Ac[6];
+  splat4(ws->V[0], 6, Vc), splat4(ws->A[0], 6, Ac);
+  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac);
+  for (int i = n4; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, true);
+}
+#endif
 
 /* The node's own Ib = Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
 MBT__ALWAYS_INLINE void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
@@ -766,10 +795,25 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
   }
 }
 
+/* Per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes four nodes at a
+ * time, node_inertias4, the last two or three nodes in the block of the last four). */
+MBT__ALWAYS_INLINE void node_inertias(const mbt_context* ctx, mbt_derivatives_workspace* ws, bool lanes) {
+  const int nl = ws->nl;
+  int i0 = 1;
+#ifdef MBT__DERIV_LANES
+  if (lanes && nl > 4) {
+    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
+  }
+#else
+  (void)lanes;
+#endif
+  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
+}
+
 /* The passes of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES_LANES): base to tip
- * (forward_node); per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes
- * four nodes at a time, node_inertias4); tip to base, the subtree sums (add_to_parent); per node,
- * its velocities' products and entries (backward_nodes). */
+ * (forward_node); per node, its world-frame inertia, f and Y (node_inertias); tip to base, the
+ * subtree sums (add_to_parent); per node, its velocities' products and entries (backward_nodes). */
 MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
                                        const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
                                        mbt_real* dv, mbt_real* M, bool lanes) {
@@ -786,14 +830,7 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
   } else
 #endif
     for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, lanes);
-  int i0 = 1;
-#ifdef MBT__DERIV_LANES
-  if (lanes && nl > 4) { /* the last two or three nodes in the block of the last four */
-    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
-    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
-  }
-#endif
-  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
+  node_inertias(ctx, ws, lanes);
   for (int i = nl - 1; i > 0; --i) {
 #ifdef MBT__DERIV_LANES
     const int p = tree->local_nodes[i].parent;
@@ -807,6 +844,28 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
   backward_nodes(tree, ws, tau, dq, dv, M, false, lanes);
 }
 MBT_DERIV_PASSES_LANES(id_passes,
+                       (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
+                        const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
+                       (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
+
+/* id_passes on a revolute chain (ws->revolute_chain), a function of its own (the other trees'
+ * passes keep their code as it was): with lanes the forward step in two steps (forward_chain) and
+ * the subtree sums in registers (chain_subtree_sums); the baseline copy runs id_passes_body. */
+MBT__ALWAYS_INLINE void chain_passes_body(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
+                                          const mbt_real* v, const mbt_real* vdot, mbt_real* tau, mbt_real* dq,
+                                          mbt_real* dv, mbt_real* M, bool lanes) {
+#ifdef MBT__DERIV_LANES
+  if (lanes) {
+    forward_chain(tree, ctx, ws, v, vdot);
+    node_inertias(ctx, ws, true);
+    chain_subtree_sums(ws);
+    backward_nodes(tree, ws, tau, dq, dv, M, false, true);
+    return;
+  }
+#endif
+  id_passes_body(tree, ctx, ws, v, vdot, tau, dq, dv, M, lanes);
+}
+MBT_DERIV_PASSES_LANES(chain_passes,
                        (const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                         const mbt_real* vdot, mbt_real* tau, mbt_real* dq, mbt_real* dv, mbt_real* M),
                        (tree, ctx, ws, v, vdot, tau, dq, dv, M), (tree, ctx, ws, v, vdot, tau, dq, dv, M))
@@ -842,7 +901,10 @@ void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives
   ws->X_WM[0].p = reference_point(tree, ctx);
   for (int r = 0; r < 6; ++r) ws->V[0][r] = 0, ws->A[0][r] = 0;
   for (int r = 0; r < 3; ++r) ws->A[0][3 + r] = -g_W.v[r];
-  id_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
+  if (ws->revolute_chain)
+    chain_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
+  else
+    id_passes(tree, ctx, ws, v, vdot, tau, dtau_dq, dtau_dv, M);
   if (dtau_dq) descendant_pairs(ws, dtau_dq, dtau_dv);
   if (joint_forces) add_joint_forces(tree, ctx, v, tau_app, tau, dtau_dq, dtau_dv);
 }

@@ -144,6 +144,8 @@ struct mbt_derivatives_workspace {
                                    run r − 1, ..., 1, 0 (the velocities a with up[a] = a − 1 down to
                                    0, and k's last such ancestor or k itself is r − 1); 0: none */
   int unit_run;                 /* per call: u where S_j = e_j for j < u (≤ 6: a URDF floating base) */
+  bool revolute_chain;          /* every local node i ≥ 1 revolute, of one velocity, below i − 1: the
+                                   ∂tau passes of a chain (chain_passes, derivatives.c) */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */

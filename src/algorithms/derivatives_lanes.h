@@ -222,6 +222,49 @@ MBT__ALWAYS_INLINE void forward_revolute4(const mbt_context* ctx, mbt_derivative
   scatter6(V, Vo), scatter6(A, Ao);
 }
 
+/* The 6-vectors X of four nodes i0..i0 + 3 of a chain from their increments d (lanes) and X of
+ * the parent of i0 in every lane of c: X = c + the running sums d_0 + … + d_l (two shifted adds:
+ * a scan, the same to round-off as the sums one after the other), Xp = X of each lane's parent
+ * (c, X_0, X_1, X_2), and c then X_3 in every lane (the next block's). */
+MBT__ALWAYS_INLINE void chain_sums4(const v4* d, v4* c, v4* X, v4* Xp) {
+  const v4 z = {0, 0, 0, 0};
+  for (int r = 0; r < 6; ++r) {
+    const v4 s = d[r] + __builtin_shufflevector(d[r], z, 4, 0, 1, 2);
+    X[r] = c[r] + (s + __builtin_shufflevector(s, z, 4, 5, 0, 1));
+    Xp[r] = __builtin_shufflevector(c[r], X[r], 0, 4, 5, 6);
+    c[r] = __builtin_shufflevector(X[r], X[r], 3, 3, 3, 3);
+  }
+}
+
+/* one_velocity_rates of the four revolute nodes i0..i0 + 3 of a chain (each below the one
+ * before, velocities k0..k0 + 3), their poses X_WM stored: S = [z; p_WoMo × z] (z = R_WM·ẑ), then
+ * V = V_λ + S·v and A = A_λ − W·v + S·v̇ as running sums down the block from V and A of the node
+ * above i0 (Vc, Ac: in every lane, then those of i0 + 3), W = S × V_λ, B = W × V_λ − S × A_λ,
+ * G = −2·W. */
+MBT__ALWAYS_INLINE void chain_rates4(mbt_derivatives_workspace* ws, int i0, const mbt_real* v,
+                                     const mbt_real* vdot, v4* Vc, v4* Ac) {
+  _Static_assert(sizeof(mbt_transform) == 12 * sizeof(mbt_real), "mbt_transform is 12 numbers");
+  const int k0 = ws->tree->local_nodes[i0].v_start;
+  const mbt_real* x = (const mbt_real*)(const void*)&ws->X_WM[i0];
+  v4 a[4], b[4], S[6], d[6], V[6], Vl[6], A[6], Al[6], W[6], B[6], t[6];
+  mm_load4(x + 2, MBT__TRANSFORM_STRIDE, a); /* R02 R10 R11 R12 */
+  mm_load4(x + 8, MBT__TRANSFORM_STRIDE, b); /* R22 p */
+  const v4 z = {0, 0, 0, 0}, vk = v ? *(const mbt__v4u*)(v + k0) : z, ak = vdot ? *(const mbt__v4u*)(vdot + k0) : z;
+  const v4* p = b + 1;
+  S[0] = a[0], S[1] = a[3], S[2] = b[0];
+  S[3] = p[1] * S[2] - p[2] * S[1], S[4] = p[2] * S[0] - p[0] * S[2], S[5] = p[0] * S[1] - p[1] * S[0];
+  for (int r = 0; r < 6; ++r) d[r] = S[r] * vk;
+  chain_sums4(d, Vc, V, Vl);
+  cross4(S, Vl, W);
+  for (int r = 0; r < 6; ++r) d[r] = S[r] * ak - W[r] * vk;
+  chain_sums4(d, Ac, A, Al);
+  cross4(W, Vl, t);
+  cross4(S, Al, B);
+  for (int r = 0; r < 6; ++r) B[r] = t[r] - B[r], t[r] = -2 * W[r];
+  store6x4(S, ws->S[k0]), store6x4(W, ws->Wk[k0]), store6x4(B, ws->Bk[k0]), store6x4(t, ws->Gk[k0]);
+  store6x4(V, ws->V[i0]), store6x4(A, ws->A[i0]);
+}
+
 /* column_rates of the six columns of a floating node (forward_floating) by lanes over its columns,
  * k0..k0 + 3 then k0 + 2..k0 + 5 (k0 + 2, k0 + 3 computed twice, to the same numbers): the
  * rotational columns (j < 3) with vλ = V, aλ = A, u = u_r, the translational ones with u_r, A_t,
@@ -349,6 +392,30 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
   add_wide(&ws->Ic[p].m, &ws->Ic[i].m, (int)MBT__MOMENTS_STRIDE);
   add_wide(ws->F[p], ws->F[i], 6);
   add_wide(ws->Yc[p].s, ws->Yc[i].s, (int)(sizeof(mbt_ymat) / sizeof(mbt_real)));
+}
+
+/* add_to_parent_wide over a chain (ws->revolute_chain: the parent of node i is i − 1), tip to
+ * base, the sum of the nodes below kept in registers (the same adds in the same order): node i's
+ * sum is not stored and loaded again before the next add. */
+MBT__ALWAYS_INLINE void chain_subtree_sums(mbt_derivatives_workspace* ws) {
+  enum { NI = MBT__MOMENTS_STRIDE, NY = sizeof(mbt_ymat) / sizeof(mbt_real) };
+  _Static_assert(NI == 10 && NY == 12, "the moments are 10 numbers, Y 12");
+#define MBT__CHAIN_ROWS(i) \
+  mbt_real *pI = (mbt_real*)(void*)&ws->Ic[i], *pF = ws->F[i], *pY = (mbt_real*)(void*)&ws->Yc[i]
+  int i = ws->nl - 1;
+  MBT__CHAIN_ROWS(i);
+  v4 I0 = *(mbt__v4u*)pI, I1 = *(mbt__v4u*)(pI + 4), F0 = *(mbt__v4u*)pF;
+  v4 Y0 = *(mbt__v4u*)pY, Y1 = *(mbt__v4u*)(pY + 4), Y2 = *(mbt__v4u*)(pY + 8);
+  mbt__v2u I2 = *(mbt__v2u*)(pI + 8), F1 = *(mbt__v2u*)(pF + 4);
+  for (--i; i > 0; --i) {
+    MBT__CHAIN_ROWS(i);
+    *(mbt__v4u*)pI = I0 += *(mbt__v4u*)pI, *(mbt__v4u*)(pI + 4) = I1 += *(mbt__v4u*)(pI + 4);
+    *(mbt__v2u*)(pI + 8) = I2 += *(mbt__v2u*)(pI + 8);
+    *(mbt__v4u*)pF = F0 += *(mbt__v4u*)pF, *(mbt__v2u*)(pF + 4) = F1 += *(mbt__v2u*)(pF + 4);
+    *(mbt__v4u*)pY = Y0 += *(mbt__v4u*)pY, *(mbt__v4u*)(pY + 4) = Y1 += *(mbt__v4u*)(pY + 4);
+    *(mbt__v4u*)(pY + 8) = Y2 += *(mbt__v4u*)(pY + 8);
+  }
+#undef MBT__CHAIN_ROWS
 }
 
 /* The first n (< 4) lanes of x stored at p, p + stride, ... */
