@@ -270,8 +270,8 @@ static void test_streamed(void** s) {
 }
 
 /* As check_every_entry, with M at each of the eight offsets from a 64-byte line (the streamed
- * tiles: for nv a multiple of 8 their blocks cut where M's lines start, else each row's lines
- * shifted from the blocks): every entry written, none outside M. */
+ * tiles, their blocks cut where M's lines start, or for nv not a multiple of 8 each row's lines
+ * at its own shift): every entry written, none outside M. */
 static void check_every_offset(mbt_tree* tree) {
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   mbt_context* ctx = mbt_context_create(tree);
@@ -311,11 +311,11 @@ static void test_tiles(void** s) {
   }
 }
 
-/* nv past 1024 and not a multiple of 8, M by 8×8 tiles from block 0 whose rows' lines are shifted
- * (on a processor with AVX-512; else its rows streamed): a floating base with a chain of 1031 (nv
- * 1037), a trunk of 400 with three limbs as in test_streamed (nv 1189: entries outside the ancestor
- * paths zero), chains of 1026, 1028 and 1030 (nv ≡ 2, 4, 6 mod 8). */
-static void test_tiles_shifted(void** s) {
+/* nv past 1024 and not a multiple of 8, every line of M computed in place (on a processor with
+ * AVX-512; else its rows streamed), the rows' lines at every shift from the columns: a floating base
+ * with a chain of 1031 (nv 1037), a trunk of 400 with three limbs as in test_streamed (nv 1189:
+ * entries outside the ancestor paths zero), chains of 1026, 1028 and 1030 (nv ≡ 2, 4, 6 mod 8). */
+static void test_lines_shifted(void** s) {
   (void)s;
   tu_seed(28);
   check_every_offset(floating_chain(1031));
@@ -336,7 +336,7 @@ int main(void) {
       cmocka_unit_test(test_mirrored),
       cmocka_unit_test(test_streamed),
       cmocka_unit_test(test_tiles),
-      cmocka_unit_test(test_tiles_shifted),
+      cmocka_unit_test(test_lines_shifted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,8 @@
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
  * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
  * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
- * past nv = 1024 every row built whole (stream_rows). */
+ * past nv = 1024 every line computed in place where the processor has AVX-512 (lines_shifted), or
+ * every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -464,121 +465,95 @@ MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) 
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
 }
 
-/* ---- a dense M past nv = 1024, nv not a multiple of 8 (the copy compiled for AVX-512): the tiles
- * on the blocks 0, 8, 16, ..., each row's lines shifted -------------------------------------------
+/* ---- a dense M past nv = 1024, nv not a multiple of 8 (the copy compiled for AVX-512): every line
+ * computed where it lies ---------------------------------------------------------------------------
  * Row r's 64-byte lines start at the columns o_r + 8k, o_r = −(M's address in entries + r·nv) mod 8,
- * a different shift in consecutive rows, so a tile's row (block b, entries b..b+7) straddles two
- * lines. Each row carries the block it was given last (ctx->crba_lines, one line per row): when
- * block b comes, the line from column b − 8 + o_r is entries o_r..7 of the carried block and 0..o_r−1
- * of b, one two-source permute (_mm512_permutex2var_pd), streamed; b is carried on. This needs every
- * row's blocks in increasing order, which tile_rows' order gives (squares R ascending, C ≤ R
- * ascending; in a square rb ascending, cb ≤ rb ascending): row rb + a gets its blocks cb ascending,
- * up to the diagonal tile, which also gives row c = cb + j its first block right of it, and the
- * blocks rb > cb after. A row's first and last partial lines, shared with the neighbouring rows, by
- * masked ordinary stores. */
+ * a shift that depends on r mod 8 alone, so a tile's mirror would not be whole lines. Here every
+ * line of M is computed in place, eight lanes over its columns c: left of the diagonal M[r][c] =
+ * H_cᵀ·F_r (H by component, loaded at the line's columns; F_r broadcast), right of it M[r][c] =
+ * H_rᵀ·F_c (F by component loaded, H_r broadcast): the same products as the lower triangle, in the
+ * same order, so M is symmetric bit for bit, each entry below the diagonal computed twice (eight
+ * lanes: 0.75 multiply-adds per entry). The rows of one shift class (r, r + 8, ... < r + 64) share a
+ * line's loads, and the lines of each row are streamed in order (eight rows at a time); the partial
+ * lines at a row's ends, shared with the neighbouring rows, by masked ordinary stores. */
 #define MBT__MM_SHIFT_INLINE MBT__ALWAYS_INLINE __attribute__((target("avx2,fma,avx512f,avx512vl")))
 
-/* An 8×8 transpose: T[a] lane j = C[j] lane a (three stages of two-source shuffles). */
-MBT__MM_SHIFT_INLINE void mm_transpose8(const __m512d* C, __m512d* T) {
-  __m512d a[8], b[8];
-  for (int k = 0; k < 4; ++k) { /* rows 2k, 2k + 1 interleaved */
-    a[2 * k] = __builtin_shufflevector(C[2 * k], C[2 * k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
-    a[2 * k + 1] = __builtin_shufflevector(C[2 * k], C[2 * k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
-  }
-  for (int k = 0; k < 8; k += 4) /* four rows' entries 0, 4 | 1, 5 | 2, 6 | 3, 7 by pairs */
-    for (int m = 0; m < 2; ++m) {
-      b[k + m] = __builtin_shufflevector(a[k + m], a[k + 2 + m], 0, 1, 8, 9, 4, 5, 12, 13);
-      b[k + 2 + m] = __builtin_shufflevector(a[k + m], a[k + 2 + m], 2, 3, 10, 11, 6, 7, 14, 15);
-    }
-  for (int m = 0; m < 4; ++m) { /* the eight rows' entries m and m + 4 */
-    T[m] = __builtin_shufflevector(b[m], b[4 + m], 0, 1, 2, 3, 8, 9, 10, 11);
-    T[m + 4] = __builtin_shufflevector(b[m], b[4 + m], 4, 5, 6, 7, 12, 13, 14, 15);
-  }
+/* Σ_k X[k]·y[k·stride] in the order of mm_column. */
+MBT__MM_SHIFT_INLINE __m512d mm_dot8(const __m512d* X, const mbt_real* y, size_t stride) {
+  return ((X[0] * y[0] + X[3] * y[3 * stride]) + (X[1] * y[stride] + X[4] * y[4 * stride])) +
+         (X[2] * y[2 * stride] + X[5] * y[5 * stride]);
 }
 
-/* Block b (v) of row r (row = M + r·nv, ix: the lanes o_r + l, P the row's carried block): the line
- * that ends at b + o_r, and after the row's last block (b + 8 ≥ nv) the one from b + o_r. edge: b is
- * the row's first or last block (else the line is whole and inside the row, streamed). */
-MBT__MM_SHIFT_INLINE void mm_put_shifted(mbt_real* row, __m512d v, mbt_real* P, const __m512i* ix, int b, int nv,
-                                         bool edge) {
-  const int o = (int)_mm_cvtsi128_si64(_mm512_castsi512_si128(*ix));
-  if (!edge) {
-    _mm512_stream_pd(row + b - 8 + o, _mm512_permutex2var_pd(_mm512_load_pd(P), *ix, v));
-    _mm512_store_pd(P, v);
-    return;
-  }
-  if (b == 0) {
-    _mm512_mask_storeu_pd(row, (__mmask8)((1u << o) - 1), v);
-  } else {
-    const __m512d line = _mm512_permutex2var_pd(_mm512_load_pd(P), *ix, v);
-    const int k = nv - (b - 8 + o); /* the row's entries from the line's start, > 0 */
-    if (k >= 8)
-      _mm512_stream_pd(row + b - 8 + o, line);
-    else
-      _mm512_mask_storeu_pd(row + b - 8 + o, (__mmask8)((1u << k) - 1), line);
-  }
-  _mm512_store_pd(P, v);
-  if (b + 8 >= nv && nv - b - o > 0)
-    _mm512_mask_storeu_pd(row + b + o, (__mmask8)((1u << (nv - b - o)) - 1), _mm512_permutexvar_pd(*ix, v));
-}
-
-/* The tile of rows rb..rb+7 and columns cb..cb+7 (cb ≤ rb) with eight lanes, put in M by
- * mm_put_shifted (row r's shift depends on r mod 8 alone: ix[r mod 8]): C_c = (M[r][c])_r = H_cᵀ·F_r
- * (mm_column's sum), zero where r is not in c's subtree or r ≥ nv, row c's block rb, put as it comes
- * (the stores spread between the products); its transpose T, rows rb + a's block cb, on the diagonal
- * row r = cb + a taking C_r right of it (as mm_tile). edge: cb = 0 or rb the last block (cut where it
- * passes nv; the columns are cut only on the diagonal). */
-MBT__MM_SHIFT_INLINE void mm_tile_shifted(const mbt_context* ctx, int nv, int rb, int cb, bool edge, bool chain,
-                                          const __m512i* ix, mbt_real* M, mbt_real* P) {
+/* The line of columns s..s+7 (lanes: those inside M; partial: not all) of the rows r0, r0 + 8, ...
+ * < r1, all with the line's shift: left of the diagonal (kind 0: all the line's columns below every
+ * row) M[r][c] = H_cᵀ·F_r where r is in c's subtree (r < v_subtree_end[c]), right of it (kind 1:
+ * above every row) M[r][c] = H_rᵀ·F_c where c < v_subtree_end[r], else (kind 2) each lane by its side. */
+MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, __mmask8 lanes,
+                                        int r0, int r1, int kind, bool partial, bool chain, mbt_real* M) {
   const size_t n = (size_t)nv;
-  const bool rcut = edge && rb + 8 > nv, ccut = edge && cb + 8 > nv;
-  const __mmask8 rows = rcut ? (__mmask8)((1u << (nv - rb)) - 1) : (__mmask8)0xff;
-  const __m512i ridx = _mm512_add_epi64(_mm512_set1_epi64(rb), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-  __m512d Fv[6], C[8], T[8];
-  for (int k = 0; k < 6; ++k)
-    Fv[k] = rcut ? _mm512_maskz_loadu_pd(rows, ctx->crba_F + (size_t)k * n + (size_t)rb)
-                 : _mm512_loadu_pd(ctx->crba_F + (size_t)k * n + (size_t)rb);
-  for (int j = 0; j < 8; ++j) {
-    const size_t c = (size_t)(cb + j);
-    if (ccut && c >= n) {
-      C[j] = _mm512_setzero_pd();
-      continue;
-    }
-    const mbt_real* h = ctx->pc.H[c].coeffs;
-    C[j] = ((h[0] * Fv[0] + h[3] * Fv[3]) + (h[1] * Fv[1] + h[4] * Fv[4])) + (h[2] * Fv[2] + h[5] * Fv[5]);
-    if (!chain)
-      C[j] = _mm512_maskz_mov_pd(_mm512_cmpgt_epi64_mask(_mm512_set1_epi64(ctx->v_subtree_end[c]), ridx), C[j]);
-    if (rb != cb) mm_put_shifted(M + c * n, C[j], P + 8 * c, &ix[j], rb, nv, edge);
+  const mbt_real* Ft = ctx->crba_F;
+  const int* end = ctx->v_subtree_end;
+  __m512d Xl[6], Xu[6];
+  for (size_t k = 0; k < 6; ++k) {
+    const size_t i = k * n + (size_t)s;
+    if (kind != 1) Xl[k] = partial ? _mm512_maskz_loadu_pd(lanes, Hs + i) : _mm512_loadu_pd(Hs + i);
+    if (kind != 0) Xu[k] = partial ? _mm512_maskz_loadu_pd(lanes, Ft + i) : _mm512_loadu_pd(Ft + i);
   }
-  mm_transpose8(C, T);
-  for (int a = 0; a < 8 && rb + a < nv; ++a) {
-    const size_t r = (size_t)(rb + a);
-    if (rb == cb) T[a] = _mm512_mask_blend_pd((__mmask8)(0xffu << (a + 1)), T[a], C[a]);
-    mm_put_shifted(M + r * n, T[a], P + 8 * r, &ix[a], cb, nv, edge);
+  const __m256i cidx = _mm256_add_epi32(_mm256_set1_epi32(s), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256i endv = cidx; /* v_subtree_end of the line's columns (left of the diagonal, branched) */
+  if (!chain && kind != 1)
+    endv = partial ? _mm256_maskz_loadu_epi32(lanes, end + s) : _mm256_loadu_si256((const __m256i*)(end + s));
+  for (int r = r0; r < r1; r += 8) {
+    __m512d lo = _mm512_setzero_pd(), up = _mm512_setzero_pd();
+    if (kind != 1) {
+      lo = mm_dot8(Xl, Ft + r, n);
+      if (!chain) lo = _mm512_maskz_mov_pd(_mm256_cmpgt_epi32_mask(endv, _mm256_set1_epi32(r)), lo);
+    }
+    if (kind != 0) {
+      up = mm_dot8(Xu, ctx->pc.H[r].coeffs, 1);
+      if (!chain) up = _mm512_maskz_mov_pd(_mm256_cmpgt_epi32_mask(_mm256_set1_epi32(end[r]), cidx), up);
+    }
+    const __m512d v =
+        kind == 0 ? lo : kind == 1 ? up : _mm512_mask_blend_pd(_mm256_cmpgt_epi32_mask(cidx, _mm256_set1_epi32(r)), lo, up);
+    mbt_real* p = M + (size_t)r * n + (size_t)s;
+    if (partial)
+      _mm512_mask_storeu_pd(p, lanes, v);
+    else
+      _mm512_stream_pd(p, v);
   }
 }
 
-/* Every tile of the lower triangle from block 0, in tile_rows' order, the lines shifted (above); the
- * tiles inside M's rows and an unbranched tree by their own copies of mm_tile_shifted. */
-MBT__MM_SHIFT_INLINE void tile_rows_shifted(const mbt_context* ctx, int nv, mbt_real* M) {
-  mbt_real* P = (mbt_real*)(((uintptr_t)ctx->crba_lines + 63) & ~(uintptr_t)63);
+/* The rows r0, r0 + 8, ... < r1 (one shift class, o its shift), line by line: the partial lines at
+ * either end and the lines across the diagonal by the general kind, the others by their own copies
+ * (left or right of every row's diagonal, chain or branched). */
+MBT__MM_SHIFT_INLINE void mm_class_rows(const mbt_context* ctx, const mbt_real* Hs, int nv, int o, int r0, int r1,
+                                        mbt_real* M) {
   const bool chain = ctx->v_parent_is_chain;
-  const size_t e = (uintptr_t)M / sizeof(mbt_real);
-  __m512i ix[8]; /* row r's lanes o_r + l, o_r = −(e + r·nv) mod 8, for r mod 8 = 0..7 */
-  for (size_t a = 0; a < 8; ++a)
-    ix[a] = _mm512_add_epi64(_mm512_set1_epi64((long long)((0 - (e + a * (size_t)nv)) & 7)),
-                             _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+  const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);
+  if (o > 0) mm_class_line(ctx, Hs, nv, 0, (__mmask8)((1u << o) - 1), r0, r1, 2, true, false, M);
+  int s = o;
+  for (; s + 7 < r0 && s + 8 <= nv; s += 8)
+    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, true, M)
+          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, false, M);
+  for (; s <= rlast && s + 8 <= nv; s += 8) mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 2, false, false, M);
+  for (; s + 8 <= nv; s += 8)
+    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, true, M)
+          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, false, M);
+  if (s < nv) mm_class_line(ctx, Hs, nv, s, (__mmask8)((1u << (nv - s)) - 1), r0, r1, 2, true, false, M);
+}
+
+/* Every line of M (above), by bands of 64 rows and in each by shift class; H by component first
+ * (ctx->crba_H). */
+MBT__MM_SHIFT_INLINE void lines_shifted(const mbt_context* ctx, int nv, mbt_real* M) {
+  const size_t n = (size_t)nv, e = (uintptr_t)M / sizeof(mbt_real);
+  mbt_real* Hs = ctx->crba_H;
+  for (size_t c = 0; c < n; ++c)
+    for (size_t k = 0; k < 6; ++k) Hs[k * n + c] = ctx->pc.H[c].coeffs[k];
   for (int R = 0; R < nv; R += 64)
-    for (int C = 0; C <= R; C += 64)
-      for (int rb = R; rb < R + 64 && rb < nv; rb += 8)
-        for (int cb = C; cb < C + 64 && cb <= rb; cb += 8) {
-          if (cb == 0 || rb + 8 >= nv)
-            mm_tile_shifted(ctx, nv, rb, cb, true, false, ix, M, P);
-          else if (chain)
-            mm_tile_shifted(ctx, nv, rb, cb, false, true, ix, M, P);
-          else
-            mm_tile_shifted(ctx, nv, rb, cb, false, false, ix, M, P);
-        }
+    for (int a = 0; a < 8 && R + a < nv; ++a) {
+      const int o = (int)((0 - (e + (size_t)(R + a) * n)) & 7);
+      mm_class_rows(ctx, Hs, nv, o, R + a, R + 64 < nv ? R + 64 : nv, M);
+    }
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
 }
 
@@ -604,8 +579,8 @@ static void tile_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
   tile_rows(ctx, nv, M);
 }
 MBT__MM_AVX512_ATTRIBUTES
-static void tile_rows_shifted_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
-  tile_rows_shifted(ctx, nv, M);
+static void lines_shifted_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
+  lines_shifted(ctx, nv, M);
 }
 #endif
 
@@ -661,7 +636,7 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_c
 #endif
 
 #ifdef MBT__MM_STREAM
-/* The passes of the AVX2 copy, then M streamed (tile_rows, stream_rows) instead of mirrored. */
+/* The passes of the AVX2 copy, then M streamed (tile_rows, lines_shifted, stream_rows) instead of mirrored. */
 MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   inertia_passes(tree, ctx, true);
   const bool avx512 = mbt__cpu_has_avx512();
@@ -669,7 +644,7 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, m
   if (tiles_fit(tree->nv) && aligned)
     avx512 ? tile_rows_avx512(ctx, tree->nv, M) : tile_rows_avx2(ctx, tree->nv, M);
   else if (avx512 && aligned && tree->nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS)
-    tile_rows_shifted_avx512(ctx, tree->nv, M);
+    lines_shifted_avx512(ctx, tree->nv, M);
   else
     avx512 ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
 }
