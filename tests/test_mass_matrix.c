@@ -276,7 +276,7 @@ static void check_every_offset(mbt_tree* tree) {
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   mbt_context* ctx = mbt_context_create(tree);
   const size_t nv = (size_t)mbt_tree_num_velocities(tree), n2 = nv * nv;
-  double* buf = aligned_alloc(64, sizeof(double) * (n2 + 16));
+  double* buf = aligned_alloc(64, sizeof(double) * ((n2 + 16 + 7) / 8 * 8)); /* a multiple of 64 bytes */
   double* Mid = malloc(sizeof(double) * n2);
   tu_rand_state(tree, ctx);
   assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
