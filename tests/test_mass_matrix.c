@@ -314,15 +314,17 @@ static void test_tiles(void** s) {
 /* nv past 1024 and not a multiple of 8, every line of M computed in place (on a processor with
  * AVX-512; else its rows streamed), the rows' lines at every shift from the columns: a floating base
  * with a chain of 1031 (nv 1037), a trunk of 400 with three limbs as in test_streamed (nv 1189:
- * entries outside the ancestor paths zero), chains of 1026, 1028 and 1030 (nv ≡ 2, 4, 6 mod 8). */
+ * entries outside the ancestor paths zero), chains of 1026, 1028 and 1030 (nv ≡ 2, 4, 6 mod 8) and
+ * of 511, 513 and 1023 (lines_fit: the rows' column stride near a multiple of 4 KiB). */
 static void test_lines_shifted(void** s) {
   (void)s;
   tu_seed(28);
   check_every_offset(floating_chain(1031));
   check_every_offset(trunk_with_three_limbs(400));
-  for (int n = 1026; n <= 1030; n += 2) {
+  static const int lengths[] = {1026, 1028, 1030, 511, 513, 1023};
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; ++i) {
     mbt_tree* chain = mbt_tree_create();
-    tu_add_chain(chain, "s", n, true);
+    tu_add_chain(chain, "s", lengths[i], true);
     check_every_offset(chain);
   }
 }

@@ -28,6 +28,14 @@
  * (0.58 → 0.47). */
 static inline bool tiles_fit(int nv) { return nv % 8 == 0 && (nv >= 512 || nv == 256); }
 
+/* A dense M computed line by line in the copy compiled for AVX-512 (lines_shifted): nv past 1024 not
+ * a multiple of 8, and nv = 512k ± 1 from 511, where the rows' stores down a column, at a stride
+ * within 8 bytes of a multiple of 4 KiB, alias in the caches (chains, ns per entry: 511 0.52, 513
+ * 0.63, 1023 0.49–0.52 against 0.29–0.32 at 505–509, 515–521, 1015–1021). */
+static inline bool lines_fit(int nv) {
+  return (nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS && nv % 8 != 0) || (nv >= 511 && (nv % 512 == 1 || nv % 512 == 511));
+}
+
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
  * sets when nv is a power of two). */
@@ -643,7 +651,7 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, m
   const bool aligned = (uintptr_t)M % sizeof(mbt_real) == 0;
   if (tiles_fit(tree->nv) && aligned)
     avx512 ? tile_rows_avx512(ctx, tree->nv, M) : tile_rows_avx2(ctx, tree->nv, M);
-  else if (avx512 && aligned && tree->nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS)
+  else if (avx512 && aligned && lines_fit(tree->nv))
     lines_shifted_avx512(ctx, tree->nv, M);
   else
     avx512 ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
@@ -670,8 +678,8 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
   const int nv = tree->nv;
 #ifdef MBT__MM_STREAM
-  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv)) && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
-      mbt__cpu_has_avx2_fma())
+  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv) || (lines_fit(nv) && mbt__cpu_has_avx512())) &&
+      16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv && mbt__cpu_has_avx2_fma())
     return calc_mass_matrix_streamed(tree, ctx, M);
 #endif
   const bool pose = !ctx->position_valid;
