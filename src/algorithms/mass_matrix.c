@@ -17,8 +17,8 @@
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
  * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
  * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
- * past nv = 1024 every line computed in place where the processor has AVX-512 (lines_shifted), or
- * every row built whole (stream_rows). */
+ * past nv = 1024 (and at nv = 512k ± 1) every line computed in place where the processor has
+ * AVX-512 (lines_shifted, lines_fit), or past nv = 1024 every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -473,8 +473,8 @@ MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) 
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
 }
 
-/* ---- a dense M past nv = 1024, nv not a multiple of 8 (the copy compiled for AVX-512): every line
- * computed where it lies ---------------------------------------------------------------------------
+/* ---- a dense M past nv = 1024, nv not a multiple of 8, or nv = 512k ± 1 (lines_fit; the copy
+ * compiled for AVX-512): every line computed where it lies -----------------------------------------
  * Row r's 64-byte lines start at the columns o_r + 8k, o_r = −(M's address in entries + r·nv) mod 8,
  * a shift that depends on r mod 8 alone, so a tile's mirror would not be whole lines. Here every
  * line of M is computed in place, eight lanes over its columns c: left of the diagonal M[r][c] =
