@@ -269,15 +269,14 @@ static void test_streamed(void** s) {
   check_every_entry(trunk_with_three_limbs(400));
 }
 
-/* As check_every_entry, with M at each of the eight offsets from a 64-byte line (nv a multiple of
- * 8: the streamed tiles, their blocks cut where M's lines start): every entry written, none
- * outside M. */
+/* As check_every_entry, with M at each of the eight offsets from a 64-byte line (the streamed
+ * tiles, their blocks cut where M's lines start, or for nv not a multiple of 8 each row's lines
+ * at its own shift): every entry written, none outside M. */
 static void check_every_offset(mbt_tree* tree) {
   assert_int_equal(mbt_tree_finalize(tree), MBT_OK);
   mbt_context* ctx = mbt_context_create(tree);
   const size_t nv = (size_t)mbt_tree_num_velocities(tree), n2 = nv * nv;
-  assert_int_equal(nv % 8, 0);
-  double* buf = aligned_alloc(64, sizeof(double) * (n2 + 16));
+  double* buf = aligned_alloc(64, sizeof(double) * ((n2 + 16 + 7) / 8 * 8)); /* a multiple of 64 bytes */
   double* Mid = malloc(sizeof(double) * n2);
   tu_rand_state(tree, ctx);
   assert_int_equal(mbt_calc_mass_matrix_via_inverse_dynamics(tree, ctx, Mid), MBT_OK);
@@ -312,6 +311,24 @@ static void test_tiles(void** s) {
   }
 }
 
+/* nv past 1024 and not a multiple of 8, every line of M computed in place (on a processor with
+ * AVX-512; else its rows streamed), the rows' lines at every shift from the columns: a floating base
+ * with a chain of 1031 (nv 1037), a trunk of 400 with three limbs as in test_streamed (nv 1189:
+ * entries outside the ancestor paths zero), chains of 1026, 1028 and 1030 (nv ≡ 2, 4, 6 mod 8) and
+ * of 511, 513 and 1023 (lines_fit: the rows' column stride near a multiple of 4 KiB). */
+static void test_lines_shifted(void** s) {
+  (void)s;
+  tu_seed(28);
+  check_every_offset(floating_chain(1031));
+  check_every_offset(trunk_with_three_limbs(400));
+  static const int lengths[] = {1026, 1028, 1030, 511, 513, 1023};
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; ++i) {
+    mbt_tree* chain = mbt_tree_create();
+    tu_add_chain(chain, "s", lengths[i], true);
+    check_every_offset(chain);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_branched_mobilizer_tree),
@@ -321,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_mirrored),
       cmocka_unit_test(test_streamed),
       cmocka_unit_test(test_tiles),
+      cmocka_unit_test(test_lines_shifted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,8 @@
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
  * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
  * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
- * past nv = 1024 every row built whole (stream_rows). */
+ * past nv = 1024 (and at nv = 512k ± 1) every line computed in place where the processor has
+ * AVX-512 (lines_shifted, lines_fit), or past nv = 1024 every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -26,6 +27,14 @@
  * and 0.38 → 0.51 ns per entry) and at nv = 256, where the rows' stores down the columns alias
  * (0.58 → 0.47). */
 static inline bool tiles_fit(int nv) { return nv % 8 == 0 && (nv >= 512 || nv == 256); }
+
+/* A dense M computed line by line in the copy compiled for AVX-512 (lines_shifted): nv past 1024 not
+ * a multiple of 8, and nv = 512k ± 1 from 511, where the rows' stores down a column, at a stride
+ * within 8 bytes of a multiple of 4 KiB, alias in the caches (chains, ns per entry: 511 0.52, 513
+ * 0.63, 1023 0.49–0.52 against 0.29–0.32 at 505–509, 515–521, 1015–1021). */
+static inline bool lines_fit(int nv) {
+  return (nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS && nv % 8 != 0) || (nv >= 511 && (nv % 512 == 1 || nv % 512 == 511));
+}
 
 /* M[j][i] = M[i][j] for j > i, by 16×16 tiles transposed through a local buffer: every load and
  * store runs along a row (a store down a column, at the stride nv·8 bytes, maps to a few cache
@@ -464,6 +473,101 @@ MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) 
   _mm_sfence(); /* the non-temporal stores ordered before the caller's */
 }
 
+/* ---- a dense M past nv = 1024, nv not a multiple of 8, or nv = 512k ± 1 (lines_fit; the copy
+ * compiled for AVX-512): every line computed where it lies -----------------------------------------
+ * Row r's 64-byte lines start at the columns o_r + 8k, o_r = −(M's address in entries + r·nv) mod 8,
+ * a shift that depends on r mod 8 alone, so a tile's mirror would not be whole lines. Here every
+ * line of M is computed in place, eight lanes over its columns c: left of the diagonal M[r][c] =
+ * H_cᵀ·F_r (H by component, loaded at the line's columns; F_r broadcast), right of it M[r][c] =
+ * H_rᵀ·F_c (F by component loaded, H_r broadcast): the same products as the lower triangle, in the
+ * same order, so M is symmetric bit for bit, each entry below the diagonal computed twice (eight
+ * lanes: 0.75 multiply-adds per entry). The rows of one shift class (r, r + 8, ... < r + 64) share a
+ * line's loads, and the lines of each row are streamed in order (eight rows at a time; up to nv =
+ * 1024, where M stays in the last-level cache, stored: chain:511 0.50–0.51 → 0.46–0.47 s); the
+ * partial lines at a row's ends, shared with the neighbouring rows, by masked ordinary stores. */
+#define MBT__MM_SHIFT_INLINE MBT__ALWAYS_INLINE __attribute__((target("avx2,fma,avx512f,avx512vl")))
+
+/* Σ_k X[k]·y[k·stride] in the order of mm_column. */
+MBT__MM_SHIFT_INLINE __m512d mm_dot8(const __m512d* X, const mbt_real* y, size_t stride) {
+  return ((X[0] * y[0] + X[3] * y[3 * stride]) + (X[1] * y[stride] + X[4] * y[4 * stride])) +
+         (X[2] * y[2 * stride] + X[5] * y[5 * stride]);
+}
+
+/* The line of columns s..s+7 (lanes: those inside M; partial: not all) of the rows r0, r0 + 8, ...
+ * < r1, all with the line's shift: left of the diagonal (kind 0: all the line's columns below every
+ * row) M[r][c] = H_cᵀ·F_r where r is in c's subtree (r < v_subtree_end[c]), right of it (kind 1:
+ * above every row) M[r][c] = H_rᵀ·F_c where c < v_subtree_end[r], else (kind 2) each lane by its side. */
+MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, __mmask8 lanes,
+                                        int r0, int r1, int kind, bool partial, bool chain, mbt_real* M) {
+  const size_t n = (size_t)nv;
+  const mbt_real* Ft = ctx->crba_F;
+  const int* end = ctx->v_subtree_end;
+  __m512d Xl[6], Xu[6];
+  for (size_t k = 0; k < 6; ++k) {
+    const size_t i = k * n + (size_t)s;
+    if (kind != 1) Xl[k] = partial ? _mm512_maskz_loadu_pd(lanes, Hs + i) : _mm512_loadu_pd(Hs + i);
+    if (kind != 0) Xu[k] = partial ? _mm512_maskz_loadu_pd(lanes, Ft + i) : _mm512_loadu_pd(Ft + i);
+  }
+  const __m256i cidx = _mm256_add_epi32(_mm256_set1_epi32(s), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256i endv = cidx; /* v_subtree_end of the line's columns (left of the diagonal, branched) */
+  if (!chain && kind != 1)
+    endv = partial ? _mm256_maskz_loadu_epi32(lanes, end + s) : _mm256_loadu_si256((const __m256i*)(end + s));
+  for (int r = r0; r < r1; r += 8) {
+    __m512d lo = _mm512_setzero_pd(), up = _mm512_setzero_pd();
+    if (kind != 1) {
+      lo = mm_dot8(Xl, Ft + r, n);
+      if (!chain) lo = _mm512_maskz_mov_pd(_mm256_cmpgt_epi32_mask(endv, _mm256_set1_epi32(r)), lo);
+    }
+    if (kind != 0) {
+      up = mm_dot8(Xu, ctx->pc.H[r].coeffs, 1);
+      if (!chain) up = _mm512_maskz_mov_pd(_mm256_cmpgt_epi32_mask(_mm256_set1_epi32(end[r]), cidx), up);
+    }
+    const __m512d v =
+        kind == 0 ? lo : kind == 1 ? up : _mm512_mask_blend_pd(_mm256_cmpgt_epi32_mask(cidx, _mm256_set1_epi32(r)), lo, up);
+    mbt_real* p = M + (size_t)r * n + (size_t)s;
+    if (partial)
+      _mm512_mask_storeu_pd(p, lanes, v);
+    else if (nv <= MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS) /* M (8 MiB) in the last-level cache */
+      _mm512_store_pd(p, v);
+    else
+      _mm512_stream_pd(p, v);
+  }
+}
+
+/* The rows r0, r0 + 8, ... < r1 (one shift class, o its shift), line by line: the partial lines at
+ * either end and the lines across the diagonal by the general kind, the others by their own copies
+ * (left or right of every row's diagonal, chain or branched). */
+MBT__MM_SHIFT_INLINE void mm_class_rows(const mbt_context* ctx, const mbt_real* Hs, int nv, int o, int r0, int r1,
+                                        mbt_real* M) {
+  const bool chain = ctx->v_parent_is_chain;
+  const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);
+  if (o > 0) mm_class_line(ctx, Hs, nv, 0, (__mmask8)((1u << o) - 1), r0, r1, 2, true, false, M);
+  int s = o;
+  for (; s + 7 < r0 && s + 8 <= nv; s += 8)
+    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, true, M)
+          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, false, M);
+  for (; s <= rlast && s + 8 <= nv; s += 8) mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 2, false, false, M);
+  for (; s + 8 <= nv; s += 8)
+    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, true, M)
+          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, false, M);
+  if (s < nv) mm_class_line(ctx, Hs, nv, s, (__mmask8)((1u << (nv - s)) - 1), r0, r1, 2, true, false, M);
+}
+
+/* Every line of M (above), by bands of 64 rows and in each by shift class; H by component first
+ * (ctx->crba_H). */
+MBT__MM_SHIFT_INLINE void lines_shifted(const mbt_context* ctx, int nv, mbt_real* M) {
+  const size_t n = (size_t)nv, e = (uintptr_t)M / sizeof(mbt_real);
+  mbt_real* Hs = ctx->crba_H;
+  for (size_t c = 0; c < n; ++c)
+    for (size_t k = 0; k < 6; ++k) Hs[k * n + c] = ctx->pc.H[c].coeffs[k];
+  for (int R = 0; R < nv; R += 64)
+    for (int a = 0; a < 8 && R + a < nv; ++a) {
+      const int o = (int)((0 - (e + (size_t)(R + a) * n)) & 7);
+      mm_class_rows(ctx, Hs, nv, o, R + a, R + 64 < nv ? R + 64 : nv, M);
+    }
+  _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+}
+
 /* Compiled for AVX2/FMA and, where the processor has them, for AVX-512F and VL: the same four-lane
  * vectors with 32 registers (chain of 2048, 300 calls: 1.03–1.10 → 0.96–1.00 s). */
 #if defined(__clang__)
@@ -484,6 +588,10 @@ MBT__AVX2_ATTRIBUTES static void tile_rows_avx2(const mbt_context* ctx, int nv, 
 MBT__MM_AVX512_ATTRIBUTES
 static void tile_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
   tile_rows(ctx, nv, M);
+}
+MBT__MM_AVX512_ATTRIBUTES
+static void lines_shifted_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
+  lines_shifted(ctx, nv, M);
 }
 #endif
 
@@ -539,12 +647,15 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_c
 #endif
 
 #ifdef MBT__MM_STREAM
-/* The passes of the AVX2 copy, then M streamed (tile_rows, stream_rows) instead of mirrored. */
+/* The passes of the AVX2 copy, then M streamed (tile_rows, lines_shifted, stream_rows) instead of mirrored. */
 MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   inertia_passes(tree, ctx, true);
   const bool avx512 = mbt__cpu_has_avx512();
-  if (tiles_fit(tree->nv) && (uintptr_t)M % sizeof(mbt_real) == 0)
+  const bool aligned = (uintptr_t)M % sizeof(mbt_real) == 0;
+  if (tiles_fit(tree->nv) && aligned)
     avx512 ? tile_rows_avx512(ctx, tree->nv, M) : tile_rows_avx2(ctx, tree->nv, M);
+  else if (avx512 && aligned && lines_fit(tree->nv))
+    lines_shifted_avx512(ctx, tree->nv, M);
   else
     avx512 ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
 }
@@ -570,8 +681,8 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
   const int nv = tree->nv;
 #ifdef MBT__MM_STREAM
-  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv)) && 16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv &&
-      mbt__cpu_has_avx2_fma())
+  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv) || (lines_fit(nv) && mbt__cpu_has_avx512())) &&
+      16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv && mbt__cpu_has_avx2_fma())
     return calc_mass_matrix_streamed(tree, ctx, M);
 #endif
   const bool pose = !ctx->position_valid;

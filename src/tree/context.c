@@ -73,6 +73,7 @@ void mbt_context_destroy(mbt_context* ctx) {
   free(ctx->crba_F);
   free(ctx->v_subtree_end);
   free(ctx->crba_rows);
+  free(ctx->crba_H);
   free(ctx);
 }
 
@@ -135,6 +136,7 @@ static void alloc_scratch(const mbt_tree* tree, mbt_context* ctx, bool* failed) 
   ctx->crba_F = alloc(6 * nv + 3, sizeof(mbt_real), failed); /* + 3: four-lane loads */
   ctx->v_subtree_end = alloc(nv, sizeof(int), failed);
   ctx->crba_rows = alloc(4 * nv, sizeof(mbt_real), failed);
+  ctx->crba_H = alloc(6 * nv, sizeof(mbt_real), failed);
 }
 
 /* The world's pose, reference point and velocity, which no pass writes. */

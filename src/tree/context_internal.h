@@ -157,6 +157,8 @@ struct mbt_context {
                                            descendants of k are k + 1 .. v_subtree_end[k] − 1 */
   mbt_real* crba_rows;                  /* [4·nv] up to four rows of M, built before they are
                                            streamed to memory (mass_matrix.c, large nv) */
+  mbt_real* crba_H;                     /* [6·nv] the columns H_c by component: component k at
+                                           k·nv + c (mass_matrix.c, lines_shifted) */
   char error[MBT_ERROR_MAX];
 };
 
