@@ -525,6 +525,37 @@ MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* w
     *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = qj, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = vj;
   }
 }
+/* The pairs of the six unit columns S_k0+c = e_c of a floating node (unit_columns) with its
+ * descendants j (one run for all six): row k0 + c's entries e_c·Φ_j, e_c·Ω_j are entry c of Φ_j
+ * and Ω_j, row c of Φ and Ω in ws->J over the run (copies: the same numbers); the column entries
+ * of k0..k0 + 3, then k0 + 2..k0 + 5 (rows 2 and 3 again, the same numbers), four k at a time as
+ * descendant_columns_k4, the same sums in the same order. */
+MBT__ALWAYS_INLINE void unit_node_pairs4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
+                                         mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j0 = ws->node_end[k0], j1 = ws->end[k0];
+  const mbt_real* restrict J = ws->J;
+  for (int c = 0; c < 6; ++c) {
+    const mbt_real *phi = J + (size_t)(MBT_J_PHI + c) * nv, *om = J + (size_t)(MBT_J_OMEGA + c) * nv;
+    mbt_real *dqk = dq + (size_t)(k0 + c) * nv, *dvk = dv + (size_t)(k0 + c) * nv;
+    int j = j0;
+    for (; j + 4 <= j1; j += 4)
+      *(mbt__v4u*)(dqk + j) = *(const mbt__v4u*)(phi + j), *(mbt__v4u*)(dvk + j) = *(const mbt__v4u*)(om + j);
+    for (; j < j1; ++j) dqk[j] = phi[j], dvk[j] = om[j];
+  }
+  for (int kb = k0; kb <= k0 + 2; kb += 2) {
+    v4 W[4], S[4], B[6], G[6];
+    mm_load4(ws->Wk[kb], 6, W);
+    mm_load4(ws->S[kb], 6, S);
+    load6x4(ws->Bk[kb], B);
+    load6x4(ws->Gk[kb], G);
+    for (int j = j0; j < j1; ++j) {
+      v4 qj = {0}, vj = {0};
+      MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, qj, vj);
+      *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)kb) = qj, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)kb) = vj;
+    }
+  }
+}
 /* descendant_entries_body for every velocity: four velocities of a chain at a time (chain_block4:
  * their rows by 4×4 tiles, their columns four k at a time), else one velocity
  * (descendant_entries4). */
