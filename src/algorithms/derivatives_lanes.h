@@ -527,7 +527,8 @@ MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* w
 }
 /* The pairs of the six unit columns S_k0+c = e_c of a floating node (unit_columns) with its
  * descendants j (one run for all six): row k0 + c's entries e_c·Φ_j, e_c·Ω_j are entry c of Φ_j
- * and Ω_j, row c of Φ and Ω in ws->J over the run (copies: the same numbers); the column entries
+ * and Ω_j, row c of Φ and Ω in ws->J over the run (copies: the same numbers; read four at a time
+ * past the run's end as descendant_entries4); the column entries
  * of k0..k0 + 3, then k0 + 2..k0 + 5 (rows 2 and 3 again, the same numbers), four k at a time as
  * descendant_columns_k4, the same sums in the same order. */
 MBT__ALWAYS_INLINE void unit_node_pairs4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
@@ -538,10 +539,14 @@ MBT__ALWAYS_INLINE void unit_node_pairs4(const mbt_derivatives_workspace* ws, in
   for (int c = 0; c < 6; ++c) {
     const mbt_real *phi = J + (size_t)(MBT_J_PHI + c) * nv, *om = J + (size_t)(MBT_J_OMEGA + c) * nv;
     mbt_real *dqk = dq + (size_t)(k0 + c) * nv, *dvk = dv + (size_t)(k0 + c) * nv;
-    int j = j0;
-    for (; j + 4 <= j1; j += 4)
-      *(mbt__v4u*)(dqk + j) = *(const mbt__v4u*)(phi + j), *(mbt__v4u*)(dvk + j) = *(const mbt__v4u*)(om + j);
-    for (; j < j1; ++j) dqk[j] = phi[j], dvk[j] = om[j];
+    for (int j = j0; j < j1; j += 4) {
+      const v4 q = *(const mbt__v4u*)(phi + j), v = *(const mbt__v4u*)(om + j);
+      if (j + 4 <= j1) {
+        *(mbt__v4u*)(dqk + j) = q, *(mbt__v4u*)(dvk + j) = v;
+      } else {
+        store_upto4(dqk + j, 1, &q, j1 - j), store_upto4(dvk + j, 1, &v, j1 - j);
+      }
+    }
   }
   for (int kb = k0; kb <= k0 + 2; kb += 2) {
     v4 W[4], S[4], B[6], G[6];
