@@ -561,6 +561,44 @@ MBT__ALWAYS_INLINE void unit_node_pairs4(const mbt_derivatives_workspace* ws, in
     }
   }
 }
+/* True when velocities a, a + 1, a + 2 are three one-velocity nodes in a row that end a subtree
+ * (a leg's hip, knee and foot): a's descendants are a + 1 and a + 2, a + 1's a + 2, a + 2's none. */
+MBT__ALWAYS_INLINE bool tip_chain3(const mbt_derivatives_workspace* ws, int a) {
+  return a + 2 < ws->nv && ws->node_end[a] == a + 1 && ws->end[a] == a + 3 && ws->node_end[a + 1] == a + 2 &&
+         ws->end[a + 1] == a + 3;
+}
+/* (p[0], p[0], p[d], p[d]) and (p[0], p[1], p[0], p[1]). */
+#define pair_ab(p, d) ((v4){(p)[0], (p)[0], (p)[d], (p)[d]})
+#define twice2(p) __builtin_shufflevector(*(const mbt__v2u*)(p), *(const mbt__v2u*)(p), 0, 1, 0, 1)
+/* descendant_entries_body of a tip_chain3 (velocities a, b = a + 1, c = a + 2): its three pairs
+ * (a, b), (a, c), (b, c) in lanes 0, 1 and 3 of one vector (lane 2, (b, b), unused), k's S, W, B,
+ * G as (a, a, b, b), j's rows of ws->J as (b, c, b, c); the same sums in the same order. */
+MBT__ALWAYS_INLINE void tip_chain3_pairs4(const mbt_derivatives_workspace* ws, int a, mbt_real* restrict dq,
+                                          mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int b = a + 1;
+  const mbt_real *S = ws->S[a], *W = ws->Wk[a], *B = ws->Bk[a], *G = ws->Gk[a]; /* b's at + 6 */
+  const mbt_real* restrict J = ws->J + b;
+  v4 q = {0}, v = {0}, qc = {0}, vc = {0};
+  for (int r = 0; r < 6; ++r) { /* rows a and b: Sᵀ·Φ, Sᵀ·Ω */
+    const v4 s = pair_ab(S + r, 6);
+    q += s * twice2(J + (MBT_J_PHI + r) * nv), v += s * twice2(J + (MBT_J_OMEGA + r) * nv);
+  }
+  for (int r = 0; r < 3; ++r) { /* columns a and b: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+    const v4 sy = twice2(J + (MBT_J_SY + r) * nv);
+    qc += pair_ab(W + r, 6) * sy, vc -= pair_ab(S + r, 6) * sy;
+  }
+  for (int r = 0; r < 6; ++r) {
+    const v4 si = twice2(J + (MBT_J_SI + r) * nv);
+    qc += pair_ab(B + r, 6) * si, vc += pair_ab(G + r, 6) * si;
+  }
+  mbt_real *pq = dq + (size_t)a * nv + (size_t)b, *pv = dv + (size_t)a * nv + (size_t)b; /* [a][b] */
+  pq[0] = q[0], pq[1] = q[1], pq[nv + 1] = q[3], pv[0] = v[0], pv[1] = v[1], pv[nv + 1] = v[3];
+  pq = dq + (size_t)b * nv + (size_t)a, pv = dv + (size_t)b * nv + (size_t)a; /* [b][a] */
+  pq[0] = qc[0], pq[nv] = qc[1], pq[nv + 1] = qc[3], pv[0] = vc[0], pv[nv] = vc[1], pv[nv + 1] = vc[3];
+}
+#undef pair_ab
+#undef twice2
 /* descendant_entries_body for every velocity: four velocities of a chain at a time (chain_block4:
  * their rows by 4×4 tiles, their columns four k at a time), else one velocity
  * (descendant_entries4). */
