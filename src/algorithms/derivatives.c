@@ -639,7 +639,16 @@ MBT__ALWAYS_INLINE void descendant_pairs_body(const mbt_derivatives_workspace* w
     return;
   }
   if (lanes) {
-    for (int k = 0; k < ws->nv; ++k) descendant_entries4(ws, k, ws->end[k], dq, dv);
+    int k = 0;
+    if (ws->nl > 1 && unit_columns(ws, &ws->tree->local_nodes[1], 1)) unit_node_pairs4(ws, 0, dq, dv), k = 6;
+    for (; k < ws->nv; ++k) {
+      if (tip_chain3(ws, k)) { /* and k + 2, which has no descendants */
+        tip_chain3_pairs4(ws, k, dq, dv);
+        k += 2;
+        continue;
+      }
+      descendant_entries4(ws, k, ws->end[k], dq, dv);
+    }
     return;
   }
 #else

@@ -525,6 +525,80 @@ MBT__ALWAYS_INLINE void descendant_columns_k4(const mbt_derivatives_workspace* w
     *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)k0) = qj, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)k0) = vj;
   }
 }
+/* The pairs of the six unit columns S_k0+c = e_c of a floating node (unit_columns) with its
+ * descendants j (one run for all six): row k0 + c's entries e_c·Φ_j, e_c·Ω_j are entry c of Φ_j
+ * and Ω_j, row c of Φ and Ω in ws->J over the run (copies: the same numbers; read four at a time
+ * past the run's end as descendant_entries4); the column entries
+ * of k0..k0 + 3, then k0 + 2..k0 + 5 (rows 2 and 3 again, the same numbers), four k at a time as
+ * descendant_columns_k4, the same sums in the same order. */
+MBT__ALWAYS_INLINE void unit_node_pairs4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
+                                         mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int j0 = ws->node_end[k0], j1 = ws->end[k0];
+  const mbt_real* restrict J = ws->J;
+  for (int c = 0; c < 6; ++c) {
+    const mbt_real *phi = J + (size_t)(MBT_J_PHI + c) * nv, *om = J + (size_t)(MBT_J_OMEGA + c) * nv;
+    mbt_real *dqk = dq + (size_t)(k0 + c) * nv, *dvk = dv + (size_t)(k0 + c) * nv;
+    for (int j = j0; j < j1; j += 4) {
+      const v4 q = *(const mbt__v4u*)(phi + j), v = *(const mbt__v4u*)(om + j);
+      if (j + 4 <= j1) {
+        *(mbt__v4u*)(dqk + j) = q, *(mbt__v4u*)(dvk + j) = v;
+      } else {
+        store_upto4(dqk + j, 1, &q, j1 - j), store_upto4(dvk + j, 1, &v, j1 - j);
+      }
+    }
+  }
+  for (int kb = k0; kb <= k0 + 2; kb += 2) {
+    v4 W[4], S[4], B[6], G[6];
+    mm_load4(ws->Wk[kb], 6, W);
+    mm_load4(ws->S[kb], 6, S);
+    load6x4(ws->Bk[kb], B);
+    load6x4(ws->Gk[kb], G);
+    for (int j = j0; j < j1; ++j) {
+      v4 qj = {0}, vj = {0};
+      MBT__PAIR_COLUMN_TERMS(J, nv, j, W, S, B, G, qj, vj);
+      *(mbt__v4u*)(dq + (size_t)j * nv + (size_t)kb) = qj, *(mbt__v4u*)(dv + (size_t)j * nv + (size_t)kb) = vj;
+    }
+  }
+}
+/* True when velocities a, a + 1, a + 2 are three one-velocity nodes in a row that end a subtree
+ * (a leg's hip, knee and foot): a's descendants are a + 1 and a + 2, a + 1's a + 2, a + 2's none. */
+MBT__ALWAYS_INLINE bool tip_chain3(const mbt_derivatives_workspace* ws, int a) {
+  return a + 2 < ws->nv && ws->node_end[a] == a + 1 && ws->end[a] == a + 3 && ws->node_end[a + 1] == a + 2 &&
+         ws->end[a + 1] == a + 3;
+}
+/* (p[0], p[0], p[d], p[d]) and (p[0], p[1], p[0], p[1]). */
+#define pair_ab(p, d) ((v4){(p)[0], (p)[0], (p)[d], (p)[d]})
+#define twice2(p) __builtin_shufflevector(*(const mbt__v2u*)(p), *(const mbt__v2u*)(p), 0, 1, 0, 1)
+/* descendant_entries_body of a tip_chain3 (velocities a, b = a + 1, c = a + 2): its three pairs
+ * (a, b), (a, c), (b, c) in lanes 0, 1 and 3 of one vector (lane 2, (b, b), unused), k's S, W, B,
+ * G as (a, a, b, b), j's rows of ws->J as (b, c, b, c); the same sums in the same order. */
+MBT__ALWAYS_INLINE void tip_chain3_pairs4(const mbt_derivatives_workspace* ws, int a, mbt_real* restrict dq,
+                                          mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv;
+  const int b = a + 1;
+  const mbt_real *S = ws->S[a], *W = ws->Wk[a], *B = ws->Bk[a], *G = ws->Gk[a]; /* b's at + 6 */
+  const mbt_real* restrict J = ws->J + b;
+  v4 q = {0}, v = {0}, qc = {0}, vc = {0};
+  for (int r = 0; r < 6; ++r) { /* rows a and b: Sᵀ·Φ, Sᵀ·Ω */
+    const v4 s = pair_ab(S + r, 6);
+    q += s * twice2(J + (MBT_J_PHI + r) * nv), v += s * twice2(J + (MBT_J_OMEGA + r) * nv);
+  }
+  for (int r = 0; r < 3; ++r) { /* columns a and b: [SY, SI]ᵀ·[W, B], [SY, SI]ᵀ·[−S, G] */
+    const v4 sy = twice2(J + (MBT_J_SY + r) * nv);
+    qc += pair_ab(W + r, 6) * sy, vc -= pair_ab(S + r, 6) * sy;
+  }
+  for (int r = 0; r < 6; ++r) {
+    const v4 si = twice2(J + (MBT_J_SI + r) * nv);
+    qc += pair_ab(B + r, 6) * si, vc += pair_ab(G + r, 6) * si;
+  }
+  mbt_real *pq = dq + (size_t)a * nv + (size_t)b, *pv = dv + (size_t)a * nv + (size_t)b; /* [a][b] */
+  pq[0] = q[0], pq[1] = q[1], pq[nv + 1] = q[3], pv[0] = v[0], pv[1] = v[1], pv[nv + 1] = v[3];
+  pq = dq + (size_t)b * nv + (size_t)a, pv = dv + (size_t)b * nv + (size_t)a; /* [b][a] */
+  pq[0] = qc[0], pq[nv] = qc[1], pq[nv + 1] = qc[3], pv[0] = vc[0], pv[nv] = vc[1], pv[nv + 1] = vc[3];
+}
+#undef pair_ab
+#undef twice2
 /* descendant_entries_body for every velocity: four velocities of a chain at a time (chain_block4:
  * their rows by 4×4 tiles, their columns four k at a time), else one velocity
  * (descendant_entries4). */
