@@ -17,8 +17,9 @@
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
  * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
  * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
- * past nv = 1024 (and at nv = 512k ± 1) every line computed in place where the processor has
- * AVX-512 (lines_shifted, lines_fit), or past nv = 1024 every row built whole (stream_rows). */
+ * past nv = 1024 (and at nv = 512k ± 1) every line computed in place (lines_fit: eight lanes where
+ * the processor has AVX-512, lines_shifted, else two halves of four, lines_shifted4), or, for an M
+ * not aligned to 8 bytes, past nv = 1024 every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -28,7 +29,7 @@
  * (0.58 → 0.47). */
 static inline bool tiles_fit(int nv) { return nv % 8 == 0 && (nv >= 512 || nv == 256); }
 
-/* A dense M computed line by line in the copy compiled for AVX-512 (lines_shifted): nv past 1024 not
+/* A dense M computed line by line (lines_shifted, lines_shifted4 without AVX-512): nv past 1024 not
  * a multiple of 8, and nv = 512k ± 1 from 511, where the rows' stores down a column, at a stride
  * within 8 bytes of a multiple of 4 KiB, alias in the caches (chains, ns per entry: 511 0.52, 513
  * 0.63, 1023 0.49–0.52 against 0.29–0.32 at 505–509, 515–521, 1015–1021). */
@@ -474,7 +475,7 @@ MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) 
 }
 
 /* ---- a dense M past nv = 1024, nv not a multiple of 8, or nv = 512k ± 1 (lines_fit; the copy
- * compiled for AVX-512): every line computed where it lies -----------------------------------------
+ * compiled for AVX-512, and lines_shifted4 below): every line computed where it lies ---------------
  * Row r's 64-byte lines start at the columns o_r + 8k, o_r = −(M's address in entries + r·nv) mod 8,
  * a shift that depends on r mod 8 alone, so a tile's mirror would not be whole lines. Here every
  * line of M is computed in place, eight lanes over its columns c: left of the diagonal M[r][c] =
@@ -500,13 +501,14 @@ MBT__MM_SHIFT_INLINE __m512d mm_dot8(const __m512d* X, const mbt_real* y, size_t
          (X[2] * y[2 * stride] + X[5] * y[5 * stride]);
 }
 
-/* The line of columns s..s+7 (lanes: those inside M; partial: not all) of the rows r0, r0 + 8, ...
+/* The line of columns s..s+7 (its lanes 0..k−1 inside M; partial: not all) of the rows r0, r0 + 8, ...
  * < r1, all with the line's shift: left of the diagonal (kind 0: all the line's columns below every
  * row) M[r][c] = H_cᵀ·F_r where r is in c's subtree (r < v_subtree_end[c]), right of it (kind 1:
  * above every row) M[r][c] = H_rᵀ·F_c where c < v_subtree_end[r], else (kind 2) each lane by its side. */
-MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, __mmask8 lanes,
-                                        int r0, int r1, int kind, bool partial, bool chain, mbt_real* M) {
+MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, int k, int r0,
+                                        int r1, int kind, bool partial, bool chain, mbt_real* M) {
   const size_t n = (size_t)nv;
+  const __mmask8 lanes = (__mmask8)((1u << k) - 1);
   const mbt_real* Ft = ctx->crba_F;
   const int* end = ctx->v_subtree_end;
   __m512d Xl[6], Xu[6];
@@ -541,36 +543,37 @@ MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* 
   }
 }
 
-/* The rows r0, r0 + 8, ... < r1 (one shift class, o its shift), line by line: the partial lines at
- * either end and the lines across the diagonal by the general kind, the others by their own copies
- * (left or right of every row's diagonal, chain or branched). */
-MBT__MM_SHIFT_INLINE void mm_class_rows(const mbt_context* ctx, const mbt_real* Hs, int nv, int o, int r0, int r1,
-                                        mbt_real* M) {
-  const bool chain = ctx->v_parent_is_chain;
-  const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);
-  if (o > 0) mm_class_line(ctx, Hs, nv, 0, (__mmask8)((1u << o) - 1), r0, r1, 2, true, false, M);
-  int s = o;
-  for (; s + 7 < r0 && s + 8 <= nv; s += 8)
-    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, true, M)
-          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, false, M);
-  for (; s <= rlast && s + 8 <= nv; s += 8) mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 2, false, false, M);
-  for (; s + 8 <= nv; s += 8)
-    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, true, M)
-          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, false, M);
-  if (s < nv) mm_class_line(ctx, Hs, nv, s, (__mmask8)((1u << (nv - s)) - 1), r0, r1, 2, true, false, M);
-}
+/* Every line of M, by bands of 64 rows and in each by shift class (the rows r0, r0 + 8, ... < r1,
+ * o their shift), line by line: the partial lines at either end and the lines across the diagonal
+ * by the general kind, the others by their own copies (left or right of every row's diagonal,
+ * chain or branched); H by component first (ctx->crba_H). LINE is mm_class_line or, in the copy
+ * for AVX2, mm_class_line4 (a macro: each copy inlines its own, compiled for its target). */
+#define MBT__MM_EVERY_LINE(LINE, ctx, nv, M)                                                             \
+  do {                                                                                                   \
+    const size_t n_ = (size_t)(nv), e_ = (uintptr_t)(M) / sizeof(mbt_real);                             \
+    const mbt_real* Hs = (ctx)->crba_H;                                                                  \
+    const bool chain = (ctx)->v_parent_is_chain;                                                         \
+    mm_h_by_component(ctx, n_);                                                                          \
+    for (int R = 0; R < (nv); R += 64)                                                                   \
+      for (int r0 = R; r0 < R + 8 && r0 < (nv); ++r0) {                                                  \
+        const int o = (int)((0 - (e_ + (size_t)r0 * n_)) & 7), r1 = R + 64 < (nv) ? R + 64 : (nv);       \
+        const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);                                                  \
+        if (o > 0) LINE(ctx, Hs, nv, 0, o, r0, r1, 2, true, false, M);                                   \
+        int s = o;                                                                                       \
+        for (; s + 7 < r0 && s + 8 <= (nv); s += 8)                                                      \
+          chain ? LINE(ctx, Hs, nv, s, 8, r0, r1, 0, false, true, M)                                     \
+                : LINE(ctx, Hs, nv, s, 8, r0, r1, 0, false, false, M);                                   \
+        for (; s <= rlast && s + 8 <= (nv); s += 8) LINE(ctx, Hs, nv, s, 8, r0, r1, 2, false, false, M); \
+        for (; s + 8 <= (nv); s += 8)                                                                    \
+          chain ? LINE(ctx, Hs, nv, s, 8, r0, r1, 1, false, true, M)                                     \
+                : LINE(ctx, Hs, nv, s, 8, r0, r1, 1, false, false, M);                                   \
+        if (s < (nv)) LINE(ctx, Hs, nv, s, (nv) - s, r0, r1, 2, true, false, M);                         \
+      }                                                                                                  \
+    _mm_sfence(); /* the non-temporal stores ordered before the caller's */                             \
+  } while (0)
 
-/* Every line of M (above), by bands of 64 rows and in each by shift class; H by component first
- * (ctx->crba_H). */
 MBT__MM_SHIFT_INLINE void lines_shifted(const mbt_context* ctx, int nv, mbt_real* M) {
-  const size_t n = (size_t)nv, e = (uintptr_t)M / sizeof(mbt_real);
-  mm_h_by_component(ctx, n);
-  for (int R = 0; R < nv; R += 64)
-    for (int a = 0; a < 8 && R + a < nv; ++a) {
-      const int o = (int)((0 - (e + (size_t)(R + a) * n)) & 7);
-      mm_class_rows(ctx, ctx->crba_H, nv, o, R + a, R + 64 < nv ? R + 64 : nv, M);
-    }
-  _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+  MBT__MM_EVERY_LINE(mm_class_line, ctx, nv, M);
 }
 
 /* ---- the same lines in the copy compiled for AVX2 (a processor without AVX-512) ------------------
@@ -645,33 +648,9 @@ MBT__MM_LINE4_INLINE void mm_class_line4(const mbt_context* ctx, const mbt_real*
   }
 }
 
-/* mm_class_rows with four lanes. */
-MBT__MM_LINE4_INLINE void mm_class_rows4(const mbt_context* ctx, const mbt_real* Hs, int nv, int o, int r0, int r1,
-                                         mbt_real* M) {
-  const bool chain = ctx->v_parent_is_chain;
-  const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);
-  if (o > 0) mm_class_line4(ctx, Hs, nv, 0, o, r0, r1, 2, true, false, M);
-  int s = o;
-  for (; s + 7 < r0 && s + 8 <= nv; s += 8)
-    chain ? mm_class_line4(ctx, Hs, nv, s, 8, r0, r1, 0, false, true, M)
-          : mm_class_line4(ctx, Hs, nv, s, 8, r0, r1, 0, false, false, M);
-  for (; s <= rlast && s + 8 <= nv; s += 8) mm_class_line4(ctx, Hs, nv, s, 8, r0, r1, 2, false, false, M);
-  for (; s + 8 <= nv; s += 8)
-    chain ? mm_class_line4(ctx, Hs, nv, s, 8, r0, r1, 1, false, true, M)
-          : mm_class_line4(ctx, Hs, nv, s, 8, r0, r1, 1, false, false, M);
-  if (s < nv) mm_class_line4(ctx, Hs, nv, s, nv - s, r0, r1, 2, true, false, M);
-}
-
 /* lines_shifted with four lanes. */
 MBT__MM_LINE4_INLINE void lines_shifted4(const mbt_context* ctx, int nv, mbt_real* M) {
-  const size_t n = (size_t)nv, e = (uintptr_t)M / sizeof(mbt_real);
-  mm_h_by_component(ctx, n);
-  for (int R = 0; R < nv; R += 64)
-    for (int a = 0; a < 8 && R + a < nv; ++a) {
-      const int o = (int)((0 - (e + (size_t)(R + a) * n)) & 7);
-      mm_class_rows4(ctx, ctx->crba_H, nv, o, R + a, R + 64 < nv ? R + 64 : nv, M);
-    }
-  _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+  MBT__MM_EVERY_LINE(mm_class_line4, ctx, nv, M);
 }
 
 /* Compiled for AVX2/FMA and, where the processor has them, for AVX-512F and VL: the same four-lane
