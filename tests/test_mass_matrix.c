@@ -2,6 +2,7 @@
  * CalcMassMatrixViaInverseDynamics: symmetric, positive definite, equal to each other to
  * 1e-12 relative, ½·vᵀ·M·v = kinetic energy, zero where two bodies share no path to the world;
  * and the gravity generalized forces equal Σ J_WBcmᵀ·m·g. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "support/test_util.h"
 
 #define NMAX 64
@@ -312,7 +313,7 @@ static void test_tiles(void** s) {
 }
 
 /* nv past 1024 and not a multiple of 8, every line of M computed in place (on a processor with
- * AVX-512; else its rows streamed), the rows' lines at every shift from the columns: a floating base
+ * AVX-512, or by two four-lane halves with AVX2 alone), the rows' lines at every shift from the columns: a floating base
  * with a chain of 1031 (nv 1037), a trunk of 400 with three limbs as in test_streamed (nv 1189:
  * entries outside the ancestor paths zero), chains of 1026, 1028 and 1030 (nv ≡ 2, 4, 6 mod 8) and
  * of 511, 513 and 1023 (lines_fit: the rows' column stride near a multiple of 4 KiB). */
@@ -329,6 +330,16 @@ static void test_lines_shifted(void** s) {
   }
 }
 
+/* The streamed paths again with their AVX2 copies forced (MBT_NO_AVX512, cpu.c) on a processor with
+ * AVX-512: every line in place by two four-lane halves (lines_shifted4), the tiles, the rows. */
+static void test_streamed_avx2(void** s) {
+  assert_int_equal(setenv("MBT_NO_AVX512", "1", 1), 0);
+  test_streamed(s);
+  test_tiles(s);
+  test_lines_shifted(s);
+  assert_int_equal(unsetenv("MBT_NO_AVX512"), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_branched_mobilizer_tree),
@@ -339,6 +350,7 @@ int main(void) {
       cmocka_unit_test(test_streamed),
       cmocka_unit_test(test_tiles),
       cmocka_unit_test(test_lines_shifted),
+      cmocka_unit_test(test_streamed_avx2),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,9 @@ void mbt__calc_joint_sincos(const mbt_tree* tree, mbt_context* ctx);
 bool mbt__cpu_has_avx2_fma(void);
 /* True where it also runs AVX-512F and VL (cpu.c; the passes' 32-register copies). */
 bool mbt__cpu_has_avx512(void);
+/* mbt__cpu_has_avx512() unless MBT_NO_AVX512 is in the environment (cpu.c; the mass matrix's
+ * streamed paths, whose AVX2 copies it forces). */
+bool mbt__cpu_mass_matrix_avx512(void);
 /* For the functions a twice-compiled kernel calls: inlined into each version, compiled for its
  * target (a call out of line would run the baseline code). */
 #if defined(__GNUC__)

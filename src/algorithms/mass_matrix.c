@@ -17,8 +17,9 @@
  * alias in it when nv·8 bytes is a multiple of 2 KiB), and the upper triangle is mirrored
  * afterwards by tiles, or, in the copy compiled for AVX2, M is streamed to memory: by 8×8 tiles and
  * their mirrors, each entry computed once, when nv is a multiple of 8 (tile_rows, tiles_fit), else
- * past nv = 1024 (and at nv = 512k ± 1) every line computed in place where the processor has
- * AVX-512 (lines_shifted, lines_fit), or past nv = 1024 every row built whole (stream_rows). */
+ * past nv = 1024 (and at nv = 512k ± 1) every line computed in place (lines_fit: eight lanes where
+ * the processor has AVX-512, lines_shifted, else two halves of four, lines_shifted4), or, for an M
+ * not aligned to 8 bytes, past nv = 1024 every row built whole (stream_rows). */
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV 128
 #define MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS 1024
 
@@ -28,7 +29,7 @@
  * (0.58 → 0.47). */
 static inline bool tiles_fit(int nv) { return nv % 8 == 0 && (nv >= 512 || nv == 256); }
 
-/* A dense M computed line by line in the copy compiled for AVX-512 (lines_shifted): nv past 1024 not
+/* A dense M computed line by line (lines_shifted, lines_shifted4 without AVX-512): nv past 1024 not
  * a multiple of 8, and nv = 512k ± 1 from 511, where the rows' stores down a column, at a stride
  * within 8 bytes of a multiple of 4 KiB, alias in the caches (chains, ns per entry: 511 0.52, 513
  * 0.63, 1023 0.49–0.52 against 0.29–0.32 at 505–509, 515–521, 1015–1021). */
@@ -474,7 +475,7 @@ MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) 
 }
 
 /* ---- a dense M past nv = 1024, nv not a multiple of 8, or nv = 512k ± 1 (lines_fit; the copy
- * compiled for AVX-512): every line computed where it lies -----------------------------------------
+ * compiled for AVX-512, and lines_shifted4 below): every line computed where it lies ---------------
  * Row r's 64-byte lines start at the columns o_r + 8k, o_r = −(M's address in entries + r·nv) mod 8,
  * a shift that depends on r mod 8 alone, so a tile's mirror would not be whole lines. Here every
  * line of M is computed in place, eight lanes over its columns c: left of the diagonal M[r][c] =
@@ -487,19 +488,27 @@ MBT__MM_TILE_INLINE void tile_rows(const mbt_context* ctx, int nv, mbt_real* M) 
  * partial lines at a row's ends, shared with the neighbouring rows, by masked ordinary stores. */
 #define MBT__MM_SHIFT_INLINE MBT__ALWAYS_INLINE __attribute__((target("avx2,fma,avx512f,avx512vl")))
 
+/* H by component into ctx->crba_H (component k of H_c at k·nv + c). */
+MBT__ALWAYS_INLINE void mm_h_by_component(const mbt_context* ctx, size_t n) {
+  mbt_real* Hs = ctx->crba_H;
+  for (size_t c = 0; c < n; ++c)
+    for (size_t k = 0; k < 6; ++k) Hs[k * n + c] = ctx->pc.H[c].coeffs[k];
+}
+
 /* Σ_k X[k]·y[k·stride] in the order of mm_column. */
 MBT__MM_SHIFT_INLINE __m512d mm_dot8(const __m512d* X, const mbt_real* y, size_t stride) {
   return ((X[0] * y[0] + X[3] * y[3 * stride]) + (X[1] * y[stride] + X[4] * y[4 * stride])) +
          (X[2] * y[2 * stride] + X[5] * y[5 * stride]);
 }
 
-/* The line of columns s..s+7 (lanes: those inside M; partial: not all) of the rows r0, r0 + 8, ...
+/* The line of columns s..s+7 (its lanes 0..k−1 inside M; partial: not all) of the rows r0, r0 + 8, ...
  * < r1, all with the line's shift: left of the diagonal (kind 0: all the line's columns below every
  * row) M[r][c] = H_cᵀ·F_r where r is in c's subtree (r < v_subtree_end[c]), right of it (kind 1:
  * above every row) M[r][c] = H_rᵀ·F_c where c < v_subtree_end[r], else (kind 2) each lane by its side. */
-MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, __mmask8 lanes,
-                                        int r0, int r1, int kind, bool partial, bool chain, mbt_real* M) {
+MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, int k, int r0,
+                                        int r1, int kind, bool partial, bool chain, mbt_real* M) {
   const size_t n = (size_t)nv;
+  const __mmask8 lanes = (__mmask8)((1u << k) - 1);
   const mbt_real* Ft = ctx->crba_F;
   const int* end = ctx->v_subtree_end;
   __m512d Xl[6], Xu[6];
@@ -534,38 +543,114 @@ MBT__MM_SHIFT_INLINE void mm_class_line(const mbt_context* ctx, const mbt_real* 
   }
 }
 
-/* The rows r0, r0 + 8, ... < r1 (one shift class, o its shift), line by line: the partial lines at
- * either end and the lines across the diagonal by the general kind, the others by their own copies
- * (left or right of every row's diagonal, chain or branched). */
-MBT__MM_SHIFT_INLINE void mm_class_rows(const mbt_context* ctx, const mbt_real* Hs, int nv, int o, int r0, int r1,
-                                        mbt_real* M) {
-  const bool chain = ctx->v_parent_is_chain;
-  const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);
-  if (o > 0) mm_class_line(ctx, Hs, nv, 0, (__mmask8)((1u << o) - 1), r0, r1, 2, true, false, M);
-  int s = o;
-  for (; s + 7 < r0 && s + 8 <= nv; s += 8)
-    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, true, M)
-          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 0, false, false, M);
-  for (; s <= rlast && s + 8 <= nv; s += 8) mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 2, false, false, M);
-  for (; s + 8 <= nv; s += 8)
-    chain ? mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, true, M)
-          : mm_class_line(ctx, Hs, nv, s, 0xff, r0, r1, 1, false, false, M);
-  if (s < nv) mm_class_line(ctx, Hs, nv, s, (__mmask8)((1u << (nv - s)) - 1), r0, r1, 2, true, false, M);
+/* Every line of M, by bands of 64 rows and in each by shift class (the rows r0, r0 + 8, ... < r1,
+ * o their shift), line by line: the partial lines at either end and the lines across the diagonal
+ * by the general kind, the others by their own copies (left or right of every row's diagonal,
+ * chain or branched); H by component first (ctx->crba_H). LINE is mm_class_line or, in the copy
+ * for AVX2, mm_class_line4 (a macro: each copy inlines its own, compiled for its target). */
+#define MBT__MM_EVERY_LINE(LINE, ctx, nv, M)                                                             \
+  do {                                                                                                   \
+    const size_t n_ = (size_t)(nv), e_ = (uintptr_t)(M) / sizeof(mbt_real);                             \
+    const mbt_real* Hs = (ctx)->crba_H;                                                                  \
+    const bool chain = (ctx)->v_parent_is_chain;                                                         \
+    mm_h_by_component(ctx, n_);                                                                          \
+    for (int R = 0; R < (nv); R += 64)                                                                   \
+      for (int r0 = R; r0 < R + 8 && r0 < (nv); ++r0) {                                                  \
+        const int o = (int)((0 - (e_ + (size_t)r0 * n_)) & 7), r1 = R + 64 < (nv) ? R + 64 : (nv);       \
+        const int rlast = r0 + 8 * ((r1 - 1 - r0) / 8);                                                  \
+        if (o > 0) LINE(ctx, Hs, nv, 0, o, r0, r1, 2, true, false, M);                                   \
+        int s = o;                                                                                       \
+        for (; s + 7 < r0 && s + 8 <= (nv); s += 8)                                                      \
+          chain ? LINE(ctx, Hs, nv, s, 8, r0, r1, 0, false, true, M)                                     \
+                : LINE(ctx, Hs, nv, s, 8, r0, r1, 0, false, false, M);                                   \
+        for (; s <= rlast && s + 8 <= (nv); s += 8) LINE(ctx, Hs, nv, s, 8, r0, r1, 2, false, false, M); \
+        for (; s + 8 <= (nv); s += 8)                                                                    \
+          chain ? LINE(ctx, Hs, nv, s, 8, r0, r1, 1, false, true, M)                                     \
+                : LINE(ctx, Hs, nv, s, 8, r0, r1, 1, false, false, M);                                   \
+        if (s < (nv)) LINE(ctx, Hs, nv, s, (nv) - s, r0, r1, 2, true, false, M);                         \
+      }                                                                                                  \
+    _mm_sfence(); /* the non-temporal stores ordered before the caller's */                             \
+  } while (0)
+
+MBT__MM_SHIFT_INLINE void lines_shifted(const mbt_context* ctx, int nv, mbt_real* M) {
+  MBT__MM_EVERY_LINE(mm_class_line, ctx, nv, M);
 }
 
-/* Every line of M (above), by bands of 64 rows and in each by shift class; H by component first
- * (ctx->crba_H). */
-MBT__MM_SHIFT_INLINE void lines_shifted(const mbt_context* ctx, int nv, mbt_real* M) {
-  const size_t n = (size_t)nv, e = (uintptr_t)M / sizeof(mbt_real);
-  mbt_real* Hs = ctx->crba_H;
-  for (size_t c = 0; c < n; ++c)
-    for (size_t k = 0; k < 6; ++k) Hs[k * n + c] = ctx->pc.H[c].coeffs[k];
-  for (int R = 0; R < nv; R += 64)
-    for (int a = 0; a < 8 && R + a < nv; ++a) {
-      const int o = (int)((0 - (e + (size_t)(R + a) * n)) & 7);
-      mm_class_rows(ctx, Hs, nv, o, R + a, R + 64 < nv ? R + 64 : nv, M);
+/* ---- the same lines in the copy compiled for AVX2 (a processor without AVX-512) ------------------
+ * Each line as two halves of four lanes, in the same order of products (mm_dot4), so M is the same
+ * symmetric matrix; the partial lines by masked loads and stores (lanes 0..k−1), the masks of
+ * v_subtree_end by 64-bit compares. */
+#define MBT__MM_LINE4_INLINE MBT__ALWAYS_INLINE __attribute__((target("avx2,fma")))
+
+/* Σ_k X[k]·Y[k] in the order of mm_column (four lanes). */
+MBT__MM_LINE4_INLINE __m256d mm_dot4(const __m256d* X, const __m256d* Y) {
+  return ((X[0] * Y[0] + X[3] * Y[3]) + (X[1] * Y[1] + X[4] * Y[4])) + (X[2] * Y[2] + X[5] * Y[5]);
+}
+
+/* M[r][c] of half h of a line (columns cidx) for row r, the kinds of mm_class_line: Yl F_r's and Yu
+ * H_r's components broadcast, endv the columns' v_subtree_end, end_r row r's. */
+MBT__MM_LINE4_INLINE __m256d mm_half_entry(const __m256d* Xl, const __m256d* Xu, const __m256d* Yl, const __m256d* Yu,
+                                           __m256i endv, __m256i cidx, __m256i rv, __m256i end_r, int kind, bool chain) {
+  __m256d lo = _mm256_setzero_pd(), up = _mm256_setzero_pd();
+  if (kind != 1) {
+    lo = mm_dot4(Xl, Yl);
+    if (!chain) lo = _mm256_and_pd(lo, _mm256_castsi256_pd(_mm256_cmpgt_epi64(endv, rv)));
+  }
+  if (kind != 0) {
+    up = mm_dot4(Xu, Yu);
+    if (!chain) up = _mm256_and_pd(up, _mm256_castsi256_pd(_mm256_cmpgt_epi64(end_r, cidx)));
+  }
+  if (kind != 2) return kind == 0 ? lo : up;
+  return _mm256_blendv_pd(lo, up, _mm256_castsi256_pd(_mm256_cmpgt_epi64(cidx, rv)));
+}
+
+/* mm_class_line with four lanes: the line of columns s..s+7 (partial: its lanes 0..k−1 alone) of the
+ * rows r0, r0 + 8, ... < r1. (The context's pointers read once: the stores to M could alias them.) */
+MBT__MM_LINE4_INLINE void mm_class_line4(const mbt_context* ctx, const mbt_real* Hs, int nv, int s, int k, int r0,
+                                         int r1, int kind, bool partial, bool chain, mbt_real* M) {
+  const size_t n = (size_t)nv;
+  const mbt_real* Ft = ctx->crba_F;
+  const mbt_spatial_velocity* H = ctx->pc.H;
+  const int* end = ctx->v_subtree_end;
+  const bool stream = nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS; /* else M in the last-level cache */
+  __m256d Xl[2][6], Xu[2][6], Yl[6], Yu[6];
+  __m256i cidx[2], endv[2], lanes[2];
+  for (int h = 0; h < 2; ++h) {
+    const __m128i l4 = _mm_setr_epi32(4 * h, 4 * h + 1, 4 * h + 2, 4 * h + 3);
+    const __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32(k), l4);
+    const size_t c = (size_t)s + 4 * (size_t)h;
+    lanes[h] = _mm256_cvtepi32_epi64(in);
+    cidx[h] = _mm256_cvtepi32_epi64(_mm_add_epi32(_mm_set1_epi32(s), l4));
+    for (size_t j = 0; j < 6; ++j) {
+      if (kind != 1) Xl[h][j] = partial ? _mm256_maskload_pd(Hs + j * n + c, lanes[h]) : _mm256_loadu_pd(Hs + j * n + c);
+      if (kind != 0) Xu[h][j] = partial ? _mm256_maskload_pd(Ft + j * n + c, lanes[h]) : _mm256_loadu_pd(Ft + j * n + c);
     }
-  _mm_sfence(); /* the non-temporal stores ordered before the caller's */
+    endv[h] = cidx[h];
+    if (!chain && kind != 1)
+      endv[h] = _mm256_cvtepi32_epi64(partial ? _mm_maskload_epi32(end + c, in) : _mm_loadu_si128((const __m128i*)(end + c)));
+  }
+  for (int r = r0; r < r1; r += 8) {
+    for (size_t j = 0; j < 6; ++j) {
+      if (kind != 1) Yl[j] = _mm256_set1_pd(Ft[j * n + (size_t)r]);
+      if (kind != 0) Yu[j] = _mm256_set1_pd(H[r].coeffs[j]);
+    }
+    const __m256i rv = _mm256_set1_epi64x(r), end_r = _mm256_set1_epi64x(end[r]);
+    mbt_real* p = M + (size_t)r * n + (size_t)s;
+    for (int h = 0; h < 2; ++h) {
+      const __m256d v = mm_half_entry(Xl[h], Xu[h], Yl, Yu, endv[h], cidx[h], rv, end_r, kind, chain);
+      if (partial)
+        _mm256_maskstore_pd(p + 4 * h, lanes[h], v);
+      else if (stream)
+        _mm256_stream_pd(p + 4 * h, v);
+      else
+        _mm256_store_pd(p + 4 * h, v);
+    }
+  }
+}
+
+/* lines_shifted with four lanes. */
+MBT__MM_LINE4_INLINE void lines_shifted4(const mbt_context* ctx, int nv, mbt_real* M) {
+  MBT__MM_EVERY_LINE(mm_class_line4, ctx, nv, M);
 }
 
 /* Compiled for AVX2/FMA and, where the processor has them, for AVX-512F and VL: the same four-lane
@@ -592,6 +677,9 @@ static void tile_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
 MBT__MM_AVX512_ATTRIBUTES
 static void lines_shifted_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
   lines_shifted(ctx, nv, M);
+}
+MBT__AVX2_ATTRIBUTES static void lines_shifted_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
+  lines_shifted4(ctx, nv, M);
 }
 #endif
 
@@ -650,12 +738,12 @@ MBT__AVX2_ATTRIBUTES static void inertia_passes_avx2(const mbt_tree* tree, mbt_c
 /* The passes of the AVX2 copy, then M streamed (tile_rows, lines_shifted, stream_rows) instead of mirrored. */
 MBT__AVX2_ATTRIBUTES static void inertia_passes_streamed(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   inertia_passes(tree, ctx, true);
-  const bool avx512 = mbt__cpu_has_avx512();
+  const bool avx512 = mbt__cpu_mass_matrix_avx512();
   const bool aligned = (uintptr_t)M % sizeof(mbt_real) == 0;
   if (tiles_fit(tree->nv) && aligned)
     avx512 ? tile_rows_avx512(ctx, tree->nv, M) : tile_rows_avx2(ctx, tree->nv, M);
-  else if (avx512 && aligned && lines_fit(tree->nv))
-    lines_shifted_avx512(ctx, tree->nv, M);
+  else if (aligned && lines_fit(tree->nv))
+    avx512 ? lines_shifted_avx512(ctx, tree->nv, M) : lines_shifted_avx2(ctx, tree->nv, M);
   else
     avx512 ? stream_rows_avx512(ctx, tree->nv, M) : stream_rows_avx2(ctx, tree->nv, M);
 }
@@ -681,7 +769,7 @@ int mbt_calc_mass_matrix(const mbt_tree* tree, mbt_context* ctx, mbt_real* M) {
   if (!M && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "calc_mass_matrix: M is NULL");
   const int nv = tree->nv;
 #ifdef MBT__MM_STREAM
-  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv) || (lines_fit(nv) && mbt__cpu_has_avx512())) &&
+  if ((nv > MBT__MASS_MATRIX_DIRECT_MAX_NV_BLOCKS || tiles_fit(nv) || lines_fit(nv)) &&
       16 * ctx->v_path_sum >= (size_t)nv * (size_t)nv && mbt__cpu_has_avx2_fma())
     return calc_mass_matrix_streamed(tree, ctx, M);
 #endif
