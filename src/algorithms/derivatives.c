@@ -172,6 +172,13 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   velocity_tree(tree, ws, node_ints, node_ints + nl);
   ws->chain = true;
   for (int k = 0; k < ws->nv; ++k) ws->chain = ws->chain && ws->up[k] == k - 1;
+  ws->chain_blocks = ws->nv;
+  for (int k = ws->nv - 4; ws->chain && k >= 0; k -= 4) {
+    bool ones = true;
+    for (int l = 0; l < 4; ++l) ones = ones && ws->node_end[k + l] == k + l + 1;
+    if (!ones) break;
+    ws->chain_blocks = k;
+  }
   ws->revolute_chain = ws->nl > 1;
   for (int i = 1; i < ws->nl; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];

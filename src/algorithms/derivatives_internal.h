@@ -98,6 +98,9 @@ struct mbt_derivatives_workspace {
                                    avx2 runs the baseline everywhere) */
   bool chain;                   /* every velocity's up is the one before it: the passes write every
                                    entry of ∂tau/∂(q, v), which are then not cleared first */
+  int chain_blocks;             /* on a chain, the first k from which velocities k.. run as blocks of
+                                   four one-velocity nodes to the end (chain_block4 at k, k + 4, ...
+                                   without its checks); nv if none */
   bool minv_ltdl;               /* M⁻¹ and v̇ by the LᵀDL factor of M, not the articulated sweeps
                                    (chosen per tree by their operation counts, derivatives.c) */
   /* per local node */

@@ -605,7 +605,7 @@ MBT__ALWAYS_INLINE void tip_chain3_pairs4(const mbt_derivatives_workspace* ws, i
 MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, mbt_real* restrict dq,
                                           mbt_real* restrict dv) {
   for (int k = 0; k < ws->nv;) {
-    if (chain_block4(ws, k)) {
+    if (k >= ws->chain_blocks || chain_block4(ws, k)) { /* from ws->chain_blocks on without the checks */
       block_rows4(ws, k, MBT_J_PHI, dq);
       block_rows4(ws, k, MBT_J_OMEGA, dv);
       descendant_columns_k4(ws, k, dq, dv);
