@@ -165,6 +165,13 @@ static void test_chain_and_star(void** s) {
   printf("worst relative |M_CRBA − M_ID|/max|M|: %.3g\n", g_worst_rel);
 }
 
+/* A chain of n revolute bodies on the world. */
+static mbt_tree* plain_chain(int n) {
+  mbt_tree* chain = mbt_tree_create();
+  tu_add_chain(chain, "s", n, true);
+  return chain;
+}
+
 /* A floating base with a chain of n revolute and prismatic (every fifth) joints. */
 static mbt_tree* floating_chain(int n) {
   mbt_tree* chain = mbt_tree_create();
@@ -237,16 +244,8 @@ static void check_every_entry(mbt_tree* tree) {
 static void test_mirrored(void** s) {
   (void)s;
   tu_seed(25);
-  for (int n = 7; n <= 8; ++n) {
-    mbt_tree* small = mbt_tree_create();
-    tu_add_chain(small, "l", n, true);
-    check_every_entry(small);
-  }
-  for (int k = 0; k < 2; ++k) {
-    mbt_tree* chain = mbt_tree_create();
-    tu_add_chain(chain, "l", k ? 1030 : 150, true);
-    check_every_entry(chain);
-  }
+  for (int n = 7; n <= 8; ++n) check_every_entry(plain_chain(n));
+  for (int k = 0; k < 2; ++k) check_every_entry(plain_chain(k ? 1030 : 150));
   check_every_entry(trunk_with_two_limbs(500, 300));
   mbt_tree* binary = mbt_tree_create();
   int body[200];
@@ -306,9 +305,7 @@ static void test_tiles(void** s) {
   check_every_offset(floating_chain(1034));
   check_every_offset(trunk_with_three_limbs(403));
   for (int n = 256; n <= 520; n += 264) { /* from nv = 512 and at 256 (tiles_fit) */
-    mbt_tree* short_chain = mbt_tree_create();
-    tu_add_chain(short_chain, "s", n, true);
-    check_every_offset(short_chain);
+    check_every_offset(plain_chain(n));
   }
 }
 
@@ -324,9 +321,7 @@ static void test_lines_shifted(void** s) {
   check_every_offset(trunk_with_three_limbs(400));
   static const int lengths[] = {1026, 1028, 1030, 511, 513, 1023};
   for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; ++i) {
-    mbt_tree* chain = mbt_tree_create();
-    tu_add_chain(chain, "s", lengths[i], true);
-    check_every_offset(chain);
+    check_every_offset(plain_chain(lengths[i]));
   }
 }
 

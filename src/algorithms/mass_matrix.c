@@ -660,27 +660,17 @@ MBT__MM_LINE4_INLINE void lines_shifted4(const mbt_context* ctx, int nv, mbt_rea
 #else
 #define MBT__MM_AVX512_ATTRIBUTES __attribute__((target("avx2,fma,avx512f,avx512vl"), optimize("fp-contract=fast")))
 #endif
-MBT__AVX2_ATTRIBUTES static void stream_rows_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
-  stream_rows(ctx, nv, M);
-}
-MBT__MM_AVX512_ATTRIBUTES
-static void stream_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
-  stream_rows(ctx, nv, M);
-}
-MBT__AVX2_ATTRIBUTES static void tile_rows_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
-  tile_rows(ctx, nv, M);
-}
-MBT__MM_AVX512_ATTRIBUTES
-static void tile_rows_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
-  tile_rows(ctx, nv, M);
-}
-MBT__MM_AVX512_ATTRIBUTES
-static void lines_shifted_avx512(const mbt_context* ctx, int nv, mbt_real* M) {
-  lines_shifted(ctx, nv, M);
-}
-MBT__AVX2_ATTRIBUTES static void lines_shifted_avx2(const mbt_context* ctx, int nv, mbt_real* M) {
-  lines_shifted4(ctx, nv, M);
-}
+/* name_avx2 and name_avx512: the kernels avx2_kernel and avx512_kernel compiled for each target. */
+#define MBT__MM_TWO_COPIES(name, avx2_kernel, avx512_kernel)                                      \
+  MBT__AVX2_ATTRIBUTES static void name##_avx2(const mbt_context* ctx, int nv, mbt_real* M) {    \
+    avx2_kernel(ctx, nv, M);                                                                     \
+  }                                                                                              \
+  MBT__MM_AVX512_ATTRIBUTES static void name##_avx512(const mbt_context* ctx, int nv, mbt_real* M) { \
+    avx512_kernel(ctx, nv, M);                                                                   \
+  }
+MBT__MM_TWO_COPIES(stream_rows, stream_rows, stream_rows)
+MBT__MM_TWO_COPIES(tile_rows, tile_rows, tile_rows)
+MBT__MM_TWO_COPIES(lines_shifted, lines_shifted4, lines_shifted)
 #endif
 
 /* The CRBA's passes (above) after the poses, compiled for baseline x86-64 and, where the processor
