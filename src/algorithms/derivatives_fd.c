@@ -751,30 +751,44 @@ __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_r
 static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int kb,
                               const mbt_real* Mc, mbt_real* L, mbt_real T[4][4]) {
   const size_t n = (size_t)ws->nv;
-  mbt_real c[4];
+  /* in locals, every loop unrolled: registers, not memory, between the pivots */
+  mbt_real Y[4][4], N[4][4], d[4], dinv[4], U[4][4];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j <= i; ++j) Y[i][j] = L[(size_t)(kb + i) * n + (size_t)(kb + j)];
+#pragma GCC unroll 4
   for (int i = 3; i >= 0; --i) {
-    const int k = kb + i;
-    mbt_real* Lk = L + (size_t)k * n;
-    const mbt_real Mkk = Mc[(size_t)k * n + (size_t)k];
-    mbt_real d = Lk[k];
-    for (int m = i + 1; m < 4; ++m) {
-      const mbt_real* Lm = L + (size_t)(kb + m) * n;
-      c[m] = Lm[kb + m] * Lm[k];
-      d -= c[m] * Lm[k];
-    }
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk), d) && mbt_isfinite(d))) return singular_error(tree, ctx, k);
-    ws->Dinv[k] = 1 / d;
+    const size_t k = (size_t)(kb + i);
+    mbt_real c[4], e = Y[i][i];
+#pragma GCC unroll 4
+    for (int m = i + 1; m < 4; ++m) c[m] = d[m] * N[m][i], e -= c[m] * N[m][i];
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mc[k * n + k]), e) && mbt_isfinite(e)))
+      return singular_error(tree, ctx, (int)k);
+    d[i] = e, dinv[i] = 1 / e;
+#pragma GCC unroll 4
     for (int j = 0; j < i; ++j) {
-      mbt_real a = Lk[kb + j];
-      for (int m = i + 1; m < 4; ++m) a -= c[m] * L[(size_t)(kb + m) * n + (size_t)(kb + j)];
-      Lk[kb + j] = ws->Dinv[k] * a;
+      mbt_real a = Y[i][j];
+#pragma GCC unroll 4
+      for (int m = i + 1; m < 4; ++m) a -= c[m] * N[m][j];
+      N[i][j] = dinv[i] * a;
     }
-    Lk[k] = d;
+#pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
       mbt_real a = q == i ? 1 : 0;
-      for (int m = i + 1; m <= q; ++m) a -= L[(size_t)(kb + m) * n + (size_t)k] * T[m][q];
-      T[i][q] = q < i ? 0 : a;
+#pragma GCC unroll 4
+      for (int m = i + 1; m <= q; ++m) a -= N[m][i] * U[m][q];
+      U[i][q] = q < i ? 0 : a;
     }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    mbt_real* Lk = L + (size_t)(kb + i) * n + (size_t)kb;
+#pragma GCC unroll 4
+    for (int j = 0; j < i; ++j) Lk[j] = N[i][j];
+    Lk[i] = d[i], ws->Dinv[kb + i] = dinv[i];
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) T[i][q] = U[i][q];
   }
   return MBT_OK;
 }
