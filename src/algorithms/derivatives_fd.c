@@ -457,59 +457,62 @@ static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X
   }
 }
 
-/* Row k of r = tau0 + M·x on a chain (M from its lower triangle Mc, stride nv) from column j0
- * on: a + its dot product with x on [j0, k] added to r_k, its column's multiple of x_k to r on
- * [j0, k), both over contiguous entries. */
-MBT__ALWAYS_INLINE void chain_residual_row(const mbt_real* Mc, int nv, const mbt_real* x, mbt_real* restrict r,
-                                           int k, int j0, mbt_real a) {
-  const mbt_real* restrict Mk = Mc + (size_t)k * (size_t)nv;
-  const mbt_real xk = x[k];
-  a += Mk[k] * xk;
-  for (int j = j0; j < k; ++j) a += Mk[j] * x[j], r[j] += Mk[j] * xk;
-  r[k] += a;
+/* r = tau0 + M·x on a chain from S and Ic·S alone: with M_kj = (Ic·S_k)·S_j for j ≤ k (the
+ * entries of Mc),
+ *   (M·x)_k = (Ic·S_k)·Σ_{j≤k} S_j·x_j + S_k·Σ_{j>k} (Ic·S_j)·x_j,
+ * a suffix and a prefix sum of 6-vectors: 24 multiply-adds per velocity instead of nv (a locked
+ * velocity's x_j is zero, its r_k not read). */
+MBT__ALWAYS_INLINE mbt_real v6_dot(const mbt_real* a, const mbt_real* b) {
+  return (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3]) + (a[4] * b[4] + a[5] * b[5]);
 }
 
 #ifdef MBT__AVX2
-/* The same four rows k..k+3 at a time (nv ≥ 4): on [0, k) (a multiple of 4) their dot products
- * in four accumulators and their columns' terms added to r in one load and store of it, then
- * the 4×4 block on the diagonal and the last nv mod 4 rows one by one. */
-__attribute__((target("avx2,fma"))) static void chain_residual_avx2(int nv, const mbt_real* Mc, const mbt_real* tau0,
-                                                                    const mbt_real* x, mbt_real* r) {
-  const size_t n = (size_t)nv;
-  memcpy(r, tau0, n * sizeof(mbt_real));
-  int k = 0;
-  for (; k + 4 <= nv; k += 4) {
-    const mbt_real *m0 = Mc + (size_t)k * n, *m1 = m0 + n, *m2 = m1 + n, *m3 = m2 + n;
-    const __m256d x0 = _mm256_broadcast_sd(x + k), x1 = _mm256_broadcast_sd(x + k + 1);
-    const __m256d x2 = _mm256_broadcast_sd(x + k + 2), x3 = _mm256_broadcast_sd(x + k + 3);
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
-    for (int o = 0; o < k; o += 4) {
-      const __m256d xo = _mm256_loadu_pd(x + o), v0 = _mm256_loadu_pd(m0 + o), v1 = _mm256_loadu_pd(m1 + o);
-      const __m256d v2 = _mm256_loadu_pd(m2 + o), v3 = _mm256_loadu_pd(m3 + o);
-      a0 = _mm256_fmadd_pd(v0, xo, a0), a1 = _mm256_fmadd_pd(v1, xo, a1);
-      a2 = _mm256_fmadd_pd(v2, xo, a2), a3 = _mm256_fmadd_pd(v3, xo, a3);
-      const __m256d ro = _mm256_fmadd_pd(v1, x1, _mm256_fmadd_pd(v0, x0, _mm256_loadu_pd(r + o)));
-      _mm256_storeu_pd(r + o, _mm256_fmadd_pd(v3, x3, _mm256_fmadd_pd(v2, x2, ro)));
-    }
-    const __m256d h01 = _mm256_hadd_pd(a0, a1), h23 = _mm256_hadd_pd(a2, a3);
-    mbt_real a[4];
-    _mm256_storeu_pd(a, _mm256_add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31)));
-    for (int i = 0; i < 4; ++i) chain_residual_row(Mc, nv, x, r, k + i, k, a[i]);
+/* a·(b03, b45) for a 6-vector a (4 + 2 lanes). */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) mbt_real v6_dot_avx2(const mbt_real* a, __m256d b03,
+                                                                             __m128d b45) {
+  const __m256d t = _mm256_mul_pd(_mm256_loadu_pd(a), b03);
+  const __m128d u = _mm_fmadd_pd(_mm_loadu_pd(a + 4), b45, _mm_add_pd(_mm256_castpd256_pd128(t),
+                                                                      _mm256_extractf128_pd(t, 1)));
+  return _mm_cvtsd_f64(_mm_add_sd(u, _mm_unpackhi_pd(u, u)));
+}
+
+__attribute__((target("avx2,fma"))) static void chain_residual_avx2(const mbt_derivatives_workspace* ws,
+                                                                    const mbt_real* tau0, const mbt_real* x,
+                                                                    mbt_real* r) {
+  __m256d p = _mm256_setzero_pd(), q = p;
+  __m128d p2 = _mm_setzero_pd(), q2 = p2;
+  for (int k = ws->nv - 1; k >= 0; --k) {
+    const mbt_real* SI = ws->SI[k];
+    r[k] = tau0[k] + v6_dot_avx2(ws->S[k], q, q2);
+    const __m256d xk = _mm256_broadcast_sd(x + k);
+    q = _mm256_fmadd_pd(_mm256_loadu_pd(SI), xk, q), q2 = _mm_fmadd_pd(_mm_loadu_pd(SI + 4), _mm256_castpd256_pd128(xk), q2);
   }
-  for (; k < nv; ++k) chain_residual_row(Mc, nv, x, r, k, 0, 0);
+  for (int k = 0; k < ws->nv; ++k) {
+    const mbt_real* S = ws->S[k];
+    const __m256d xk = _mm256_broadcast_sd(x + k);
+    p = _mm256_fmadd_pd(_mm256_loadu_pd(S), xk, p), p2 = _mm_fmadd_pd(_mm_loadu_pd(S + 4), _mm256_castpd256_pd128(xk), p2);
+    r[k] += v6_dot_avx2(ws->SI[k], p, p2);
+  }
 }
 #endif
 
-static void chain_residual(const mbt_derivatives_workspace* ws, const mbt_real* Mc, const mbt_real* tau0,
-                           const mbt_real* x, mbt_real* r) {
+static void chain_residual(const mbt_derivatives_workspace* ws, const mbt_real* tau0, const mbt_real* x,
+                           mbt_real* r) {
 #ifdef MBT__AVX2
-  if (ws->avx2 && ws->nv >= 4) {
-    chain_residual_avx2(ws->nv, Mc, tau0, x, r);
+  if (ws->avx2) {
+    chain_residual_avx2(ws, tau0, x, r);
     return;
   }
 #endif
-  memcpy(r, tau0, (size_t)ws->nv * sizeof(mbt_real));
-  for (int k = 0; k < ws->nv; ++k) chain_residual_row(Mc, ws->nv, x, r, k, 0, 0);
+  mbt_real p[6] = {0, 0, 0, 0, 0, 0}, q[6] = {0, 0, 0, 0, 0, 0};
+  for (int k = ws->nv - 1; k >= 0; --k) {
+    r[k] = tau0[k] + v6_dot(ws->S[k], q);
+    for (int i = 0; i < 6; ++i) q[i] += ws->SI[k][i] * x[k];
+  }
+  for (int k = 0; k < ws->nv; ++k) {
+    for (int i = 0; i < 6; ++i) p[i] += ws->S[k][i] * x[k];
+    r[k] += v6_dot(ws->SI[k], p);
+  }
 }
 
 /* x = −M⁻¹·tau0 with one step of refinement, x −= M⁻¹·(M·x + tau0) (M from its ancestor rows
@@ -519,7 +522,7 @@ static void ltdl_forward_dynamics(const mbt_derivatives_workspace* ws, const mbt
   const int nv = ws->nv;
   neg_dense_mul(ws, Minv, tau0, x);
   if (ws->minv_dense) {
-    chain_residual(ws, Mc, tau0, x, r);
+    chain_residual(ws, tau0, x, r);
   } else {
     for (int k = 0; k < nv; ++k) r[k] = tau0[k] + Mc[(size_t)k * nv + k] * x[k];
     for (int k = 0; k < nv; ++k)
