@@ -462,10 +462,6 @@ static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X
  *   (M·x)_k = (Ic·S_k)·Σ_{j≤k} S_j·x_j + S_k·Σ_{j>k} (Ic·S_j)·x_j,
  * a suffix and a prefix sum of 6-vectors: 24 multiply-adds per velocity instead of nv (a locked
  * velocity's x_j is zero, its r_k not read). */
-MBT__ALWAYS_INLINE mbt_real v6_dot(const mbt_real* a, const mbt_real* b) {
-  return (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3]) + (a[4] * b[4] + a[5] * b[5]);
-}
-
 #ifdef MBT__AVX2
 /* a·(b03, b45) for a 6-vector a (4 + 2 lanes). */
 MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) mbt_real v6_dot_avx2(const mbt_real* a, __m256d b03,
@@ -506,12 +502,12 @@ static void chain_residual(const mbt_derivatives_workspace* ws, const mbt_real* 
 #endif
   mbt_real p[6] = {0, 0, 0, 0, 0, 0}, q[6] = {0, 0, 0, 0, 0, 0};
   for (int k = ws->nv - 1; k >= 0; --k) {
-    r[k] = tau0[k] + v6_dot(ws->S[k], q);
+    r[k] = tau0[k] + mbt__v6_dot(ws->S[k], q);
     for (int i = 0; i < 6; ++i) q[i] += ws->SI[k][i] * x[k];
   }
   for (int k = 0; k < ws->nv; ++k) {
     for (int i = 0; i < 6; ++i) p[i] += ws->S[k][i] * x[k];
-    r[k] += v6_dot(ws->SI[k], p);
+    r[k] += mbt__v6_dot(ws->SI[k], p);
   }
 }
 
@@ -657,26 +653,30 @@ MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_store_avx2(boo
 
 /* Four rows y_r = Y + r·nv on the columns [c, c + w) (w = 8 or 4), with C_m,r = C[4m + r] and
  * R_m = R + m·nv: y_r = Σ_{m∈[m0,me)} C_m,r·R_m (sub false), else (b_r or 0) − that sum, b_r =
- * B + r·nv; tri: R_mj = 0 for m > j (stored), so the rows end at the block's last column. The
- * accumulators are named, not an array: indexed in the stores, GCC kept the array on the stack
- * and stored it at every term. */
+ * B + r·nv; with P, Σ_{m<6} P_m,r·Q_m added first (P_m,r = P[4m + r], Q_m = Q + m·nv); tri: R_mj
+ * = 0 for m > j (stored), so the rows end at the block's last column. The accumulators are
+ * named, not an array: indexed in the stores, GCC kept the array on the stack and stored it at
+ * every term. */
 MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_block_avx2(
-    int w, bool sub, bool tri, const mbt_real* C, const mbt_real* R, int nv, int m0, int me, const mbt_real* B,
-    mbt_real* Y, int c) {
+    int w, bool sub, bool tri, const mbt_real* P, const mbt_real* Q, const mbt_real* C, const mbt_real* R, int nv,
+    int m0, int me, const mbt_real* B, mbt_real* Y, int c) {
   const size_t n = (size_t)nv;
   if (tri && c + w < me) me = c + w;
   __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-  for (int m = m0; m < me; ++m) {
-    const mbt_real* x = R + (size_t)m * n + (size_t)c;
-    const mbt_real* cm = C + 4 * m;
-    const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
-    const __m256d c0 = _mm256_broadcast_sd(cm), c1 = _mm256_broadcast_sd(cm + 1);
-    const __m256d c2 = _mm256_broadcast_sd(cm + 2), c3 = _mm256_broadcast_sd(cm + 3);
-    a0 = _mm256_fmadd_pd(c0, x0, a0), a1 = _mm256_fmadd_pd(c1, x0, a1);
-    a2 = _mm256_fmadd_pd(c2, x0, a2), a3 = _mm256_fmadd_pd(c3, x0, a3);
-    if (w == 8) {
-      b0 = _mm256_fmadd_pd(c0, x1, b0), b1 = _mm256_fmadd_pd(c1, x1, b1);
-      b2 = _mm256_fmadd_pd(c2, x1, b2), b3 = _mm256_fmadd_pd(c3, x1, b3);
+  for (int s = P ? 0 : 1; s < 2; ++s) {  /* s = 0: the terms of P */
+    const mbt_real *Cs = s ? C : P, *Rs = s ? R : Q;
+    for (int m = s ? m0 : 0, e = s ? me : 6; m < e; ++m) {
+      const mbt_real* x = Rs + (size_t)m * n + (size_t)c;
+      const mbt_real* cm = Cs + 4 * m;
+      const __m256d x0 = _mm256_loadu_pd(x), x1 = w == 8 ? _mm256_loadu_pd(x + 4) : x0;
+      const __m256d c0 = _mm256_broadcast_sd(cm), c1 = _mm256_broadcast_sd(cm + 1);
+      const __m256d c2 = _mm256_broadcast_sd(cm + 2), c3 = _mm256_broadcast_sd(cm + 3);
+      a0 = _mm256_fmadd_pd(c0, x0, a0), a1 = _mm256_fmadd_pd(c1, x0, a1);
+      a2 = _mm256_fmadd_pd(c2, x0, a2), a3 = _mm256_fmadd_pd(c3, x0, a3);
+      if (w == 8) {
+        b0 = _mm256_fmadd_pd(c0, x1, b0), b1 = _mm256_fmadd_pd(c1, x1, b1);
+        b2 = _mm256_fmadd_pd(c2, x1, b2), b3 = _mm256_fmadd_pd(c3, x1, b3);
+      }
     }
   }
   const size_t o = (size_t)c;
@@ -691,9 +691,9 @@ MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_block_avx2(
 /* rows4_block_avx2 on the columns [c0, c0 + len) (Y's rows not among R's or B's): by 8, the last
  * block shifted back to end at c0 + len (overlapping entries computed twice, identically); fewer
  * than four columns one by one. */
-__attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, const mbt_real* C, const mbt_real* R,
-                                                           int nv, int m0, int me, const mbt_real* B, mbt_real* Y,
-                                                           int c0, int len) {
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void rows4_span_avx2(
+    bool sub, bool tri, const mbt_real* P, const mbt_real* Q, const mbt_real* C, const mbt_real* R, int nv, int m0,
+    int me, const mbt_real* B, mbt_real* Y, int c0, int len) {
   const int e = c0 + len;
   const size_t n = (size_t)nv;
   if (len < 4) {
@@ -701,19 +701,30 @@ __attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, c
       for (int j = c0; j < e; ++j) {
         const int mj = tri && j + 1 < me ? j + 1 : me;
         mbt_real a = 0;
+        for (int m = 0; P && m < 6; ++m) a += P[4 * m + r] * Q[(size_t)m * n + (size_t)j];
         for (int m = m0; m < mj; ++m) a += C[4 * m + r] * R[(size_t)m * n + (size_t)j];
         Y[(size_t)r * n + (size_t)j] = !sub ? a : (B ? B[(size_t)r * n + (size_t)j] : 0) - a;
       }
     return;
   }
   int c = c0;
-  for (; c + 8 <= e; c += 8) rows4_block_avx2(8, sub, tri, C, R, nv, m0, me, B, Y, c);
+  for (; c + 8 <= e; c += 8) rows4_block_avx2(8, sub, tri, P, Q, C, R, nv, m0, me, B, Y, c);
   if (e - c > 4 && len >= 8) {
-    rows4_block_avx2(8, sub, tri, C, R, nv, m0, me, B, Y, e - 8);
+    rows4_block_avx2(8, sub, tri, P, Q, C, R, nv, m0, me, B, Y, e - 8);
   } else {
-    if (e - c > 4) rows4_block_avx2(4, sub, tri, C, R, nv, m0, me, B, Y, c);
-    if (c < e) rows4_block_avx2(4, sub, tri, C, R, nv, m0, me, B, Y, e - 4);
+    if (e - c > 4) rows4_block_avx2(4, sub, tri, P, Q, C, R, nv, m0, me, B, Y, c);
+    if (c < e) rows4_block_avx2(4, sub, tri, P, Q, C, R, nv, m0, me, B, Y, e - 4);
   }
+}
+
+/* rows4_span_avx2, compiled apart with and without the terms of P. */
+__attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, const mbt_real* P, const mbt_real* Q,
+                                                           const mbt_real* C, const mbt_real* R, int nv, int m0,
+                                                           int me, const mbt_real* B, mbt_real* Y, int c0, int len) {
+  if (P)
+    rows4_span_avx2(sub, tri, P, Q, C, R, nv, m0, me, B, Y, c0, len);
+  else
+    rows4_span_avx2(sub, tri, NULL, NULL, C, R, nv, m0, me, B, Y, c0, len);
 }
 
 
@@ -752,7 +763,7 @@ __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_r
  *   d_k = Y_i,k − Σ_{m>i} d_m·N_im²,  L_k,kb+j = (Y_i,kb+j − Σ_{m>i} d_m·N_im·L_kb+m,kb+j)/d_k (j < i),
  * with N_im = L_kb+m,k; then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. */
 static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int kb,
-                              const mbt_real* Mc, mbt_real* L, mbt_real T[4][4]) {
+                              mbt_real* L, mbt_real T[4][4]) {
   const size_t n = (size_t)ws->nv;
   /* in locals, every loop unrolled: registers, not memory, between the pivots */
   mbt_real Y[4][4], N[4][4], d[4], dinv[4], U[4][4];
@@ -766,7 +777,7 @@ static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
     mbt_real c[4], e = Y[i][i];
 #pragma GCC unroll 4
     for (int m = i + 1; m < 4; ++m) c[m] = d[m] * N[m][i], e -= c[m] * N[m][i];
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mc[k * n + k]), e) && mbt_isfinite(e)))
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(mbt__v6_dot(ws->SI[k], ws->S[k])), e) && mbt_isfinite(e)))
       return singular_error(tree, ctx, (int)k);
     d[i] = e, dinv[i] = 1 / e;
 #pragma GCC unroll 4
@@ -803,21 +814,23 @@ static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
  * the block, as L = D⁻¹·T·Y and W = T·V: every column on its own, not row after row. */
 __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt_tree* tree, mbt_context* ctx,
                                                                        mbt_derivatives_workspace* ws, int kb,
-                                                                       const mbt_real* Mc, mbt_real* L, mbt_real* W,
+                                                                       const mbt_real* St, mbt_real* L, mbt_real* W,
                                                                        mbt_real* t) {
   const int nv = ws->nv, k1 = kb + 3;
   const size_t n = (size_t)nv;
-  mbt_real *G = t, *Gw = t + 4 * n, T[4][4], C[4][4];
+  mbt_real *G = t, *Gw = t + 4 * n, T[4][4], C[4][4], SI[24];
   for (int m = k1 + 1; m < nv; ++m) {
     const __m256d g = _mm256_loadu_pd(L + (size_t)m * n + (size_t)kb);
     _mm256_storeu_pd(G + 4 * m, g);
-    _mm256_storeu_pd(Gw + 4 * m, _mm256_mul_pd(g, _mm256_broadcast_sd(L + (size_t)m * n + (size_t)m)));
+    _mm256_storeu_pd(Gw + 4 * m, _mm256_mul_pd(g, _mm256_set1_pd(-L[(size_t)m * n + (size_t)m])));
   }
+  for (int m = 0; m < 6; ++m)
+    for (int r = 0; r < 4; ++r) SI[4 * m + r] = ws->SI[kb + r][m];
   /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, not
-   * read; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²). */
-  rows4_avx2(true, false, Gw, L, nv, k1 + 1, nv, Mc + (size_t)kb * n, L + (size_t)kb * n, 0, k1 + 1);
-  rows4_avx2(true, true, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
-  const int st = chain_block_pivots(tree, ctx, ws, kb, Mc, L, T);
+   * read; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²), M's entries (Ic·S_k)·S_j its first terms. */
+  rows4_avx2(false, false, SI, St, Gw, L, nv, k1 + 1, nv, NULL, L + (size_t)kb * n, 0, k1 + 1);
+  rows4_avx2(true, true, NULL, NULL, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
+  const int st = chain_block_pivots(tree, ctx, ws, kb, L, T);
   if (st) return st;
   for (int i = 0; i < 4; ++i) {
     mbt_real* Wk = W + (size_t)(kb + i) * n;
@@ -832,9 +845,10 @@ __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt
 
 /* L (d_k on the diagonal, ws->Dinv = 1/d) and W tip to base from M's lower triangle Mc (the
  * entries right of the diagonal not read): with AVX2 the nv mod 4 rows at the tip one by one,
- * then blocks of four rows; t holds 8·nv. */
+ * then blocks of four rows, these with M's entries from the S_j transposed into six rows St (Mc
+ * read only in the rows one by one); t holds 8·nv. */
 static int chain_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* Mc,
-                        mbt_real* L, mbt_real* W, mbt_real* t) {
+                        const mbt_real* St, mbt_real* L, mbt_real* W, mbt_real* t) {
   const int nv = ws->nv;
   int st, k = nv - 1, k_end = -1;  /* rows (k_end, k] one by one */
 #ifdef MBT__AVX2
@@ -844,7 +858,9 @@ static int chain_factor(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_
     if ((st = chain_factor_row(tree, ctx, ws, k, Mc, L, W, t))) return st;
 #ifdef MBT__AVX2
   for (; k >= 3; k -= 4)
-    if ((st = chain_factor_block_avx2(tree, ctx, ws, k - 3, Mc, L, W, t))) return st;
+    if ((st = chain_factor_block_avx2(tree, ctx, ws, k - 3, St, L, W, t))) return st;
+#else
+  (void)St;
 #endif
   return MBT_OK;
 }
@@ -863,7 +879,7 @@ __attribute__((target("avx2,fma"))) static void chain_minv_upper_avx2(const mbt_
       const __m256d wm = _mm256_loadu_pd(W + (size_t)m * (size_t)nv + (size_t)i0);
       _mm256_storeu_pd(t + 4 * m, _mm256_mul_pd(wm, _mm256_broadcast_sd(ws->Dinv + m)));
     }
-    rows4_avx2(false, false, t, W, nv, 0, i0 + 4, NULL, Minv + (size_t)i0 * (size_t)nv, i0, nv - i0);
+    rows4_avx2(false, false, NULL, NULL, t, W, nv, 0, i0 + 4, NULL, Minv + (size_t)i0 * (size_t)nv, i0, nv - i0);
   }
 }
 #endif
@@ -895,24 +911,24 @@ __attribute__((target("avx2,fma"))) static void mirror_upper_avx2(int nv, mbt_re
 #endif
 
 /* M_kj = (Ic·S_k)·S_j for j ≤ k into Mc from the S_j transposed into six rows St; with AVX2 four
- * rows at a time (the last four shifted back to end at nv; up to three entries right of the
- * diagonal written too, not read), their coefficients Ic·S interleaved in t after St. */
-static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, mbt_real* Mc) {
+ * rows at a time from k0 (the last four shifted back to end at nv; up to three entries right of
+ * the diagonal written too, not read), their coefficients Ic·S interleaved in t after St. */
+static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, mbt_real* Mc, int k0) {
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) {
     mbt_real* C = St + 6 * n;
-    for (int k = 0; k < nv; k += 4) {
+    for (int k = k0; k < nv; k += 4) {
       const int k0 = k + 4 <= nv ? k : nv - 4;
       for (int m = 0; m < 6; ++m)
         for (int r = 0; r < 4; ++r) C[4 * m + r] = ws->SI[k0 + r][m];
-      rows4_avx2(false, false, C, St, nv, 0, 6, NULL, Mc + (size_t)k0 * n, 0, k0 + 4);
+      rows4_avx2(false, false, NULL, NULL, C, St, nv, 0, 6, NULL, Mc + (size_t)k0 * n, 0, k0 + 4);
     }
   } else
 #endif
   {
-    for (int k = 0; k < nv; ++k) row_combination(ws, Mc + (size_t)k * n, NULL, -1, ws->SI[k], St, 0, 6, k + 1, -1);
+    for (int k = k0; k < nv; ++k) row_combination(ws, Mc + (size_t)k * n, NULL, -1, ws->SI[k], St, 0, 6, k + 1, -1);
   }
 }
 
@@ -921,11 +937,15 @@ static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, m
 static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
-  mbt_real *L = ws->PA, *Mc = L + n * n, *W = Mc + n * n, *t = ws->Ia;
+  mbt_real *L = ws->PA, *Mc = L + n * n, *W = Mc + n * n, *t = ws->Ia, *St = t + 8 * n;
   for (int k = 0; k < nv; ++k)
-    for (int r = 0; r < 6; ++r) t[(size_t)r * n + (size_t)k] = ws->S[k][r];
-  chain_mass_rows(ws, t, Mc);
-  const int st = chain_factor(tree, ctx, ws, Mc, L, W, t);
+    for (int r = 0; r < 6; ++r) St[(size_t)r * n + (size_t)k] = ws->S[k][r];
+  int k0 = 0;  /* M's rows from k0: with AVX2 those of the nv mod 4 rows at the tip (the blocks form theirs) */
+#ifdef MBT__AVX2
+  if (ws->avx2 && nv >= 4) k0 = nv % 4 ? nv - 4 : nv;
+#endif
+  chain_mass_rows(ws, St, Mc, k0);
+  const int st = chain_factor(tree, ctx, ws, Mc, St, L, W, t);
   if (st) return st;
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) {
