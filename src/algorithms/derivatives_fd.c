@@ -885,28 +885,36 @@ __attribute__((target("avx2,fma"))) static void chain_minv_upper_avx2(const mbt_
 #endif
 
 #ifdef MBT__AVX2
-/* X's lower triangle from its upper one: the 4×4 blocks off the diagonal on the grid of four
- * transposed in registers, the diagonal blocks and the last nv mod 4 rows one by one. */
+/* The 4×4 block of X at rows r, columns c transposed into the rows c, columns r. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void transpose4_avx2(mbt_real* X, size_t n, size_t r,
+                                                                             size_t c) {
+  const mbt_real* a = X + r * n + c;
+  const __m256d r0 = _mm256_loadu_pd(a), r1 = _mm256_loadu_pd(a + n);
+  const __m256d r2 = _mm256_loadu_pd(a + 2 * n), r3 = _mm256_loadu_pd(a + 3 * n);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  mbt_real* b = X + c * n + r;
+  _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
+  _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
+  _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
+  _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+/* X's lower triangle from its upper one (nv ≥ 4): the 4×4 blocks off the diagonal on the grid of
+ * four transposed in registers, the diagonal blocks one by one; the last nv mod 4 rows by blocks
+ * shifted back to end at nv (the rows before them rewritten with the same values), the entries
+ * of their own diagonal block one by one. */
 __attribute__((target("avx2,fma"))) static void mirror_upper_avx2(int nv, mbt_real* X) {
   const size_t n = (size_t)nv, nb = n & ~(size_t)3;
   for (size_t i = 0; i < nb; i += 4) {
-    for (size_t j = i + 4; j < nb; j += 4) {
-      const mbt_real* a = X + i * n + j;
-      const __m256d r0 = _mm256_loadu_pd(a), r1 = _mm256_loadu_pd(a + n);
-      const __m256d r2 = _mm256_loadu_pd(a + 2 * n), r3 = _mm256_loadu_pd(a + 3 * n);
-      const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-      const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-      mbt_real* b = X + j * n + i;
-      _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
-      _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
-      _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
-      _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
-    }
+    for (size_t j = i + 4; j < nb; j += 4) transpose4_avx2(X, n, i, j);
     for (size_t r = i + 1; r < i + 4; ++r)
       for (size_t c = i; c < r; ++c) X[r * n + c] = X[c * n + r];
   }
-  for (size_t r = nb; r < n; ++r)
-    for (size_t c = 0; c < r; ++c) X[r * n + c] = X[c * n + r];
+  if (nb == n) return;
+  for (size_t i = 0; i < nb; i += 4) transpose4_avx2(X, n, i, n - 4);
+  for (size_t r = nb + 1; r < n; ++r)
+    for (size_t c = nb; c < r; ++c) X[r * n + c] = X[c * n + r];
 }
 #endif
 
