@@ -512,7 +512,8 @@ static void chain_residual(const mbt_derivatives_workspace* ws, const mbt_real* 
 }
 
 /* x = −M⁻¹·tau0 with one step of refinement, x −= M⁻¹·(M·x + tau0) (M from its ancestor rows
- * Mc), so that x agrees with the articulated-body forward dynamics to round-off. */
+ * Mc; on a chain from S and Ic·S, chain_residual), so that x agrees with the articulated-body
+ * forward dynamics to round-off. */
 static void ltdl_forward_dynamics(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* Mc,
                                   const mbt_real* tau0, mbt_real* x, mbt_real* r) {
   const int nv = ws->nv;
@@ -941,7 +942,9 @@ static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, m
 }
 
 /* M⁻¹ on a chain without locked velocities: M_kj = (Ic·S_k)·S_j (j ≤ k) from the S_j transposed
- * into six rows, the factor, then M⁻¹'s upper triangle row by row and its mirror. */
+ * into six rows (stored for the rows of the factor formed one by one; with AVX2 the blocks take
+ * them as the first terms of their products), the factor, then M⁻¹'s upper triangle row by row
+ * and its mirror. */
 static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
