@@ -985,11 +985,53 @@ MBT_DERIV_PASSES_LANES(vdot_passes,
                         mbt_real* dv),
                        (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
 
+/* vdot_passes on a revolute chain of four or more nodes (ws->revolute_chain), a function of its
+ * own as chain_passes: with lanes ΔA base to tip (node i's velocity is i − 1), then the blocks of
+ * four nodes tip to base (chain_vdot_rows4: B and F moved to v̇ and the rows of ws->J in one step,
+ * ΔF summed onto F as it goes), the first nodes, fewer than four, in the block of the first four
+ * (the nodes after them in it computed again from the same sums below, their B not moved twice);
+ * the baseline copy runs vdot_passes_body. */
+MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws,
+                                               const mbt_real* vdot, mbt_real* dq, mbt_real* dv, bool lanes) {
+#ifdef MBT__DERIV_LANES
+  if (lanes && ws->nl > 4) {
+    const int nl = ws->nl;
+    v4 a = {0, 0, 0, 0};
+    mbt__v2u b = {0, 0};
+    for (int i = 1; i < nl; ++i) { /* ΔA_i = ΔA_i−1 + S·v̇ */
+      const mbt_real* S = ws->S[i - 1];
+      a += *(const mbt__v4u*)S * vdot[i - 1], b += *(const mbt__v2u*)(S + 4) * vdot[i - 1];
+      *(mbt__v4u*)ws->dF[i] = a, *(mbt__v2u*)(ws->dF[i] + 4) = b;
+    }
+    const v4 all = {1, 1, 1, 1};
+    v4 c[6], X[6];
+    for (int r = 0; r < 6; ++r) c[r] = all - all;
+    int i0 = nl - 4;
+    for (; i0 >= 1; i0 -= 4) chain_vdot_rows4(ws, i0, all, c, X, dq, dv);
+    const int n = i0 + 3; /* the nodes 1..n left, n < 4; the block after them starts at n + 1 */
+    if (n > 0) {
+      const v4 own = {1, n > 1, n > 2, 0};
+      for (int r = 0; r < 6; ++r) c[r] = all * X[r][4 - n]; /* the sum from node 5 on */
+      chain_vdot_rows4(ws, 1, own, c, X, dq, dv);
+    }
+    return;
+  }
+#endif
+  vdot_passes_body(tree, ws, vdot, dq, dv, lanes);
+}
+MBT_DERIV_PASSES_LANES(chain_vdot_passes,
+                       (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
+                        mbt_real* dv),
+                       (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
   const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
   if (!ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
-  vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
+  if (ws->revolute_chain)
+    chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
+  else
+    vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
   descendant_pairs(ws, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }

@@ -292,31 +292,14 @@ MBT__ALWAYS_INLINE void floating_column_rates4(mbt_derivatives_workspace* ws, in
   }
 }
 
-/* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
- * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
- * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
- * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
- * S·Φ, S·Ω are written too. */
-MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
-                                            const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
-                                            bool one) {
+/* The rows of ws->J of the four velocities k0..k0 + 3 (velocity_rows_lanes), given S, Ic·S and B
+ * as lanes and their nodes' Ic, Yc, F as lanes I, Y, F. */
+MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* S, const v4* SI,
+                                              const v4* B, const v4* I, const v4* Y, const v4* F, mbt_real* dq,
+                                              mbt_real* dv, bool one) {
   const size_t nv = (size_t)ws->nv;
-  v4 S[6], SI[6];
-  load6x4(ws->S[k0], S);
-  if (si_known) {
-    load6x4(ws->SI[k0], SI);
-  } else {
-    mul6_4(I, S, SI);
-    store6x4(SI, ws->SI[k0]);
-  }
-  if (tau) {
-    const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
-    store_row4(tau + k0, &t);
-  }
-  if (!dq) return;
-  v4 W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
+  v4 W[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
   load6x4(ws->Wk[k0], W);
-  load6x4(ws->Bk[k0], B);
   y_tmul4(Y, S, SY);
   cross_force4(S, F, SxF);
   y_mul4(Y, S, YS);
@@ -345,6 +328,63 @@ MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k
     const size_t kk = (size_t)(k0 + l) * (nv + 1);
     dq[kk] = q[l], dv[kk] = v[l];
   }
+}
+
+/* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
+ * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
+ * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
+ * S·Φ, S·Ω are written too. */
+MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
+                                            const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
+                                            bool one) {
+  v4 S[6], SI[6];
+  load6x4(ws->S[k0], S);
+  if (si_known) {
+    load6x4(ws->SI[k0], SI);
+  } else {
+    mul6_4(I, S, SI);
+    store6x4(SI, ws->SI[k0]);
+  }
+  if (tau) {
+    const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
+    store_row4(tau + k0, &t);
+  }
+  if (!dq) return;
+  v4 B[6];
+  load6x4(ws->Bk[k0], B);
+  derivative_rows_lanes(ws, k0, S, SI, B, I, Y, F, dq, dv, one);
+}
+
+/* velocity_rows4 at v̇ on a revolute chain (ws->revolute_chain): the four nodes i0..i0 + 3
+ * (velocities k0..k0 + 3) with ΔA, their change of acceleration at v̇, in ws->dF (chain_vdot):
+ * B −= S × ΔA where own (1: the lanes not moved by an earlier block), ΔF = Ib·ΔA summed tip to
+ * base onto F from the sum below the block (c in every lane: the first node's then; the running
+ * sums lane l of X), then the rows of ws->J with B and F at v̇. */
+MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, v4 own, v4* c, v4* X,
+                                         mbt_real* dq, mbt_real* dv) {
+  const int k0 = i0 - 1;
+  const v4 z = {0, 0, 0, 0};
+  v4 I[10], Y[12], F[6], S[6], SI[6], B[6], dA[6], dF[6], t[6];
+  load_moments4(&ws->Ib[i0], I);
+  load6x4(ws->dF[i0], dA);
+  mul6_4(I, dA, dF);
+  for (int r = 0; r < 6; ++r) { /* X = c + dF_l + … + dF_3 (two shifted adds: a scan) */
+    const v4 s = dF[r] + __builtin_shufflevector(dF[r], z, 1, 2, 3, 4);
+    X[r] = c[r] + (s + __builtin_shufflevector(s, z, 2, 3, 4, 5));
+    c[r] = __builtin_shufflevector(X[r], X[r], 0, 0, 0, 0);
+  }
+  load6x4(ws->F[i0], F);
+  for (int r = 0; r < 6; ++r) F[r] += X[r];
+  load6x4(ws->S[k0], S);
+  load6x4(ws->Bk[k0], B);
+  cross4(S, dA, t);
+  for (int r = 0; r < 6; ++r) B[r] -= t[r] * own;
+  store6x4(B, ws->Bk[k0]);
+  load6x4(ws->SI[k0], SI);
+  load_moments4(&ws->Ic[i0], I);
+  load_ymat4(&ws->Yc[i0], Y);
+  derivative_rows_lanes(ws, k0, S, SI, B, I, Y, F, dq, dv, true);
 }
 
 /* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
