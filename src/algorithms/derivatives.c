@@ -930,20 +930,94 @@ void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivativ
   mbt__id_derivatives(tree, ctx, ws, ctx->v, NULL, ctx->g_W, true, tau_app, tau0, NULL, NULL, NULL);
 }
 
+/* ΔF = Ib·ΔA of every node in place (mbt__moments_mul6 reads x first; with lanes four nodes at a
+ * time, the last one to three in the block of the last four, from ΔA kept apart), then summed
+ * tip to base onto F (with lanes by 4- and 2-wide adds). */
+MBT__ALWAYS_INLINE void node_forces_at_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, bool lanes) {
+  mbt_v6* dA = ws->dF;
+  const int nl = ws->nl;
+#ifdef MBT__DERIV_LANES
+  if (lanes && nl > 4) {
+    v4 I[10], x[6], y[6], last[6];
+    load6x4(dA[nl - 4], last);
+    for (int i0 = 1; i0 < nl; i0 += 4) {
+      const int b = i0 + 3 < nl ? i0 : nl - 4;
+      load_moments4(&ws->Ib[b], I);
+      if (b == i0)
+        load6x4(dA[b], x);
+      else
+        for (int r = 0; r < 6; ++r) x[r] = last[r];
+      mul6_4(I, x, y);
+      store6x4(y, dA[b]);
+    }
+    for (int i = nl - 1; i > 0; --i) {
+      const int p = tree->local_nodes[i].parent;
+      add_wide(ws->F[i], dA[i], 6);
+      if (p > 0) add_wide(dA[p], dA[i], 6);
+    }
+    return;
+  }
+#else
+  (void)lanes;
+#endif
+  for (int i = nl - 1; i > 0; --i) mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
+  for (int i = nl - 1; i > 0; --i) {
+    const int p = tree->local_nodes[i].parent;
+    for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];
+    if (p > 0)
+      for (int r = 0; r < 6; ++r) dA[p][r] += dA[i][r];
+  }
+}
+
+/* move_to_vdot of a quaternion-floating node (velocities k0..k0 + 5): its rotational columns
+ * move with its translations (moves_with), so Δaλ_k = ΔA_t = ΔA_λ + Σ_{m ≥ 3} S_m·v̇_m for the
+ * translational columns k ≥ 3 and ΔA = ΔA_t + Σ_{m < 3} S_m·v̇_m for the rotational ones. */
+MBT__ALWAYS_INLINE void floating_move_to_vdot(mbt_derivatives_workspace* ws, int k0, const mbt_real* vdot,
+                                              const mbt_real* dAp, mbt_real* dA) {
+  mbt_v6 dAt, t;
+  for (int r = 0; r < 6; ++r) dAt[r] = dAp[r];
+  for (int m = k0 + 3; m < k0 + 6; ++m)
+    for (int r = 0; r < 6; ++r) dAt[r] += ws->S[m][r] * vdot[m];
+  for (int r = 0; r < 6; ++r) dA[r] = dAt[r];
+  for (int m = k0; m < k0 + 3; ++m)
+    for (int r = 0; r < 6; ++r) dA[r] += ws->S[m][r] * vdot[m];
+  for (int k = k0; k < k0 + 6; ++k) {
+    mbt__v6_cross(ws->S[k], k < k0 + 3 ? dA : dAt, t);
+    for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
+  }
+}
+
 /* The pass of mbt__derivatives_bias moved to v̇: per local node i, with ΔA the change of its
  * acceleration (ΔA_λ + Σ_j S_j·v̇_j), Δaλ_k = ΔA_λ + Σ_{m, σ_mk = 0} S_m·v̇_m (= ΔA where no
  * column of the node moves with another: S_k × S_k = 0),
- *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F).
- * A itself is not moved: the backward pass does not read it. */
-MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
+ *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F: node_forces_at_vdot).
+ * A itself is not moved: the backward pass does not read it. With lanes a one-velocity node's
+ * ΔA and B by 4- and 2-wide operations. */
+MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
+                                     bool lanes) {
   mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
   for (int r = 0; r < 6; ++r) dA[0][r] = 0;
   for (int i = 1; i < ws->nl; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const int k0 = L->v_start, nk = L->nv;
-    const bool moving = L->type == MBT_MOBILIZER_UNIVERSAL || L->type == MBT_MOBILIZER_PLANAR ||
-                        L->type == MBT_MOBILIZER_QUATERNION_FLOATING;
     const mbt_real* dAp = dA[L->parent];
+#ifdef MBT__DERIV_LANES
+    if (lanes && nk == 1) {
+      const mbt_real *S = ws->S[k0], a = vdot[k0];
+      mbt_real *d = dA[i], *B = ws->Bk[k0];
+      *(mbt__v4u*)d = *(const mbt__v4u*)dAp + *(const mbt__v4u*)S * a;
+      *(mbt__v2u*)(d + 4) = *(const mbt__v2u*)(dAp + 4) + *(const mbt__v2u*)(S + 4) * a;
+      mbt_v6 t;
+      mbt__v6_cross(S, d, t);
+      *(mbt__v4u*)B -= *(const mbt__v4u*)t, *(mbt__v2u*)(B + 4) -= *(const mbt__v2u*)(t + 4);
+      continue;
+    }
+#endif
+    if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) {
+      floating_move_to_vdot(ws, k0, vdot, dAp, dA[i]);
+      continue;
+    }
+    const bool moving = L->type == MBT_MOBILIZER_UNIVERSAL || L->type == MBT_MOBILIZER_PLANAR;
     mbt_v6 dAi;
     memcpy(dAi, dAp, sizeof dAi);
     for (int m = k0; m < k0 + nk; ++m)
@@ -963,21 +1037,14 @@ MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_works
       for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
     }
   }
-  /* ΔF = Ib·ΔA in place (mbt__moments_mul6 reads x first), then summed tip to base */
-  for (int i = ws->nl - 1; i > 0; --i) mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
-  for (int i = ws->nl - 1; i > 0; --i) {
-    const int p = tree->local_nodes[i].parent;
-    for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];
-    if (p > 0)
-      for (int r = 0; r < 6; ++r) dA[p][r] += dA[i][r];
-  }
+  node_forces_at_vdot(tree, ws, lanes);
 }
 
 /* The passes of mbt__derivatives_at_vdot: move_to_vdot, then backward_node with the Ic·S of the
  * pass at v̇ = 0 (Ic and S, so Ic·S, are those of that pass); compiled three times. */
 MBT__ALWAYS_INLINE void vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
                                          mbt_real* dq, mbt_real* dv, bool lanes) {
-  move_to_vdot(tree, ws, vdot);
+  move_to_vdot(tree, ws, vdot, lanes);
   backward_nodes(tree, ws, NULL, dq, dv, NULL, true, lanes);
 }
 MBT_DERIV_PASSES_LANES(vdot_passes,
