@@ -992,7 +992,7 @@ MBT__ALWAYS_INLINE void floating_move_to_vdot(mbt_derivatives_workspace* ws, int
  * column of the node moves with another: S_k × S_k = 0),
  *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F: node_forces_at_vdot).
  * A itself is not moved: the backward pass does not read it. With lanes a one-velocity node's
- * ΔA and B by 4- and 2-wide operations. */
+ * ΔA by 4- and 2-wide operations. */
 MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
                                      bool lanes) {
   mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
@@ -1009,7 +1009,7 @@ MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_works
       *(mbt__v2u*)(d + 4) = *(const mbt__v2u*)(dAp + 4) + *(const mbt__v2u*)(S + 4) * a;
       mbt_v6 t;
       mbt__v6_cross(S, d, t);
-      *(mbt__v4u*)B -= *(const mbt__v4u*)t, *(mbt__v2u*)(B + 4) -= *(const mbt__v2u*)(t + 4);
+      for (int r = 0; r < 6; ++r) B[r] -= t[r]; /* not t by 4-wide loads: its numbers are just stored one by one */
       continue;
     }
 #endif
