@@ -124,6 +124,17 @@ static bool make_root_runs(mbt_derivatives_workspace* ws) {
   return true;
 }
 
+/* The first row k with an entry j off k's path: j < k whose subtree ends at or before k (end[j] ≤
+ * k; an ancestor's or k's own node's contains k), or j past k's subtree (j ≥ end[k]); nv if none. */
+static int first_branched_row(const mbt_derivatives_workspace* ws) {
+  for (int k = 0; k < ws->nv; ++k) {
+    if (ws->end[k] < ws->nv) return k;
+    for (int j = 0; j < k; ++j)
+      if (ws->end[j] <= k) return k;
+  }
+  return ws->nv;
+}
+
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
   if (!tree) return NULL;
   if (!tree->finalized) {
@@ -185,6 +196,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
     ws->revolute_chain = ws->revolute_chain && L->type == MBT_MOBILIZER_REVOLUTE && L->parent == i - 1 &&
                          L->v_start == i - 1;
   }
+  ws->zero_rows_from = first_branched_row(ws);
   if (!make_forward_steps(ws) || !make_root_runs(ws)) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -905,13 +917,20 @@ static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
   return mbt_vec3_make(-p.v[0], -p.v[1], -p.v[2]);
 }
 
+/* ∂tau/∂(q, v) cleared from row ws->zero_rows_from on (their entries in other branches stay zero;
+ * the passes and the pair sweep write all the others). */
+static void clear_branched_rows(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+  const size_t nv = (size_t)ws->nv, o = (size_t)ws->zero_rows_from * nv, n = (nv * nv - o) * sizeof(mbt_real);
+  if (n > 0) memset(dq + o, 0, n), memset(dv + o, 0, n);
+}
+
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
   const int nv = tree->nv;
   const size_t nn = (size_t)nv * (size_t)nv;
   mbt__calc_joint_sincos(tree, ctx);
-  if (dtau_dq && !ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  if (dtau_dq) clear_branched_rows(ws, dtau_dq, dtau_dv);
   if (M) memset(M, 0, nn * sizeof(mbt_real));
   ws->X_WM[0] = mbt_transform_identity();
   ws->X_WM[0].p = reference_point(tree, ctx);
@@ -1093,8 +1112,7 @@ MBT_DERIV_PASSES_LANES(chain_vdot_passes,
 
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
-  const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
-  if (!ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  clear_branched_rows(ws, dtau_dq, dtau_dv);
   if (ws->revolute_chain)
     chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
   else
