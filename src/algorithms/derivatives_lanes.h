@@ -331,20 +331,21 @@ MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int
 }
 
 /* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
- * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known; stored in ws->SI if keep_si, in
+ * the rows of ws->J with dq), tau = S·F, and with dq the rows
  * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
  * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
  * S·Φ, S·Ω are written too. */
 MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
                                             const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
-                                            bool one) {
+                                            bool keep_si, bool one) {
   v4 S[6], SI[6];
   load6x4(ws->S[k0], S);
   if (si_known) {
     load6x4(ws->SI[k0], SI);
   } else {
     mul6_4(I, S, SI);
-    store6x4(SI, ws->SI[k0]);
+    if (keep_si) store6x4(SI, ws->SI[k0]);
   }
   if (tau) {
     const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
@@ -390,12 +391,12 @@ MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, 
 /* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
  * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω (velocity_rows_lanes). */
 MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, bool si_known) {
-  v4 I[10], F[6], Y[12];
+                                       mbt_real* dv, bool si_known, bool keep_si) {
+  v4 I[10], F[6], Y[12] = {{0}}; /* read with dq alone */
   load_moments4(&ws->Ic[i0], I);
   load6x4(ws->F[i0], F);
   if (dq) load_ymat4(&ws->Yc[i0], Y);
-  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, true);
+  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, keep_si, true);
 }
 
 /* x[r] = p[r] in every lane, r < n. */
@@ -419,7 +420,7 @@ MBT__ALWAYS_INLINE void node_velocity_rows(mbt_derivatives_workspace* ws, int i,
   const int k0 = ws->tree->local_nodes[i].v_start, nk = ws->tree->local_nodes[i].nv;
   for (int c = 0; c < nk; c += 4) {
     const int b = c + 4 <= nk ? c : nk - 4;
-    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, false);
+    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, true, false);
   }
 }
 
