@@ -15,17 +15,32 @@
 
 typedef mbt__v4 v4;
 
+/* x[0], x[1] lane l = p[l·stride], p[l·stride + 1]: two numbers of each of four structs by 2-wide
+ * loads; store_pair4 the reverse. */
+MBT__ALWAYS_INLINE void load_pair4(const mbt_real* p, size_t stride, v4* x) {
+  const mbt__v2u a0 = *(const mbt__v2u*)p, a1 = *(const mbt__v2u*)(p + stride);
+  const mbt__v2u a2 = *(const mbt__v2u*)(p + 2 * stride), a3 = *(const mbt__v2u*)(p + 3 * stride);
+  const v4 lo = __builtin_shufflevector(a0, a2, 0, 1, 2, 3), hi = __builtin_shufflevector(a1, a3, 0, 1, 2, 3);
+  x[0] = __builtin_shufflevector(lo, hi, 0, 4, 2, 6), x[1] = __builtin_shufflevector(lo, hi, 1, 5, 3, 7);
+}
+MBT__ALWAYS_INLINE void store_pair4(const v4* x, size_t stride, mbt_real* p) {
+  const v4 lo = __builtin_shufflevector(x[0], x[1], 0, 4, 2, 6), hi = __builtin_shufflevector(x[0], x[1], 1, 5, 3, 7);
+  *(mbt__v2u*)p = __builtin_shufflevector(lo, lo, 0, 1), *(mbt__v2u*)(p + stride) = __builtin_shufflevector(hi, hi, 0, 1);
+  *(mbt__v2u*)(p + 2 * stride) = __builtin_shufflevector(lo, lo, 2, 3);
+  *(mbt__v2u*)(p + 3 * stride) = __builtin_shufflevector(hi, hi, 2, 3);
+}
+
 /* x[r] lane l = p[6·l + r]: a 6-vector of four consecutive entries of a mbt_v6 array; store6x4
- * the reverse (the two overlapping halves store the same numbers in rows 2 and 3). */
+ * the reverse. Entries 0..3 by a 4×4 transpose, 4 and 5 by load_pair4 (not a second transpose of
+ * entries 2..5, which overlapped the first: a load of entries two stores wrote waits for them to
+ * be written to the cache, where one store's entries are forwarded to the load at once). */
 MBT__ALWAYS_INLINE void load6x4(const mbt_real* p, v4* x) {
-  v4 b[4];
   mm_load4(p, 6, x);
-  mm_load4(p + 2, 6, b);
-  x[4] = b[2], x[5] = b[3];
+  load_pair4(p + 4, 6, x + 4);
 }
 MBT__ALWAYS_INLINE void store6x4(const v4* x, mbt_real* p) {
   mm_store4(x, 6, p);
-  mm_store4(x + 2, 6, p + 2);
+  store_pair4(x + 4, 6, p + 4);
 }
 MBT__ALWAYS_INLINE void store_row4(mbt_real* p, const v4* x) { *(mbt__v4u*)p = *x; }
 
