@@ -1026,9 +1026,9 @@ MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_works
       mbt_real *d = dA[i], *B = ws->Bk[k0];
       *(mbt__v4u*)d = *(const mbt__v4u*)dAp + *(const mbt__v4u*)S * a;
       *(mbt__v2u*)(d + 4) = *(const mbt__v2u*)(dAp + 4) + *(const mbt__v2u*)(S + 4) * a;
-      mbt_v6 t;
+      mbt_v6 t; /* B −= t one number at a time: t was just stored so, and a 4-wide load would wait */
       mbt__v6_cross(S, d, t);
-      for (int r = 0; r < 6; ++r) B[r] -= t[r]; /* not t by 4-wide loads: its numbers are just stored one by one */
+      for (int r = 0; r < 6; ++r) B[r] -= t[r];
       continue;
     }
 #endif
@@ -1091,7 +1091,7 @@ MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivat
     }
     const v4 all = {1, 1, 1, 1};
     v4 c[6], X[6];
-    for (int r = 0; r < 6; ++r) c[r] = all - all;
+    for (int r = 0; r < 6; ++r) c[r] = (v4){0, 0, 0, 0};
     int i0 = nl - 4;
     for (; i0 >= 1; i0 -= 4) chain_vdot_rows4(ws, i0, all, c, X, dq, dv);
     const int n = i0 + 3; /* the nodes 1..n left, n < 4; the block after them starts at n + 1 */

@@ -25,7 +25,8 @@ MBT__ALWAYS_INLINE void load_pair4(const mbt_real* p, size_t stride, v4* x) {
 }
 MBT__ALWAYS_INLINE void store_pair4(const v4* x, size_t stride, mbt_real* p) {
   const v4 lo = __builtin_shufflevector(x[0], x[1], 0, 4, 2, 6), hi = __builtin_shufflevector(x[0], x[1], 1, 5, 3, 7);
-  *(mbt__v2u*)p = __builtin_shufflevector(lo, lo, 0, 1), *(mbt__v2u*)(p + stride) = __builtin_shufflevector(hi, hi, 0, 1);
+  *(mbt__v2u*)p = __builtin_shufflevector(lo, lo, 0, 1);
+  *(mbt__v2u*)(p + stride) = __builtin_shufflevector(hi, hi, 0, 1);
   *(mbt__v2u*)(p + 2 * stride) = __builtin_shufflevector(lo, lo, 2, 3);
   *(mbt__v2u*)(p + 3 * stride) = __builtin_shufflevector(hi, hi, 2, 3);
 }
@@ -346,11 +347,10 @@ MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int
 }
 
 /* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
- * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known; stored in ws->SI if keep_si, in
- * the rows of ws->J with dq), tau = S·F, and with dq the rows
- * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
- * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
- * S·Φ, S·Ω are written too. */
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known; stored in ws->SI if keep_si),
+ * tau = S·F, and with dq the rows of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B,
+ * Ω = Ic·G − Yc·S). one: four one-velocity nodes, whose G = −2·W (one_velocity_rates) gives
+ * Ic·G = −2·Ic·W exactly, and whose in-node entries S·Φ, S·Ω are written too. */
 MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
                                             const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
                                             bool keep_si, bool one) {
@@ -373,10 +373,11 @@ MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k
 }
 
 /* velocity_rows4 at v̇ on a revolute chain (ws->revolute_chain): the four nodes i0..i0 + 3
- * (velocities k0..k0 + 3) with ΔA, their change of acceleration at v̇, in ws->dF (chain_vdot):
- * B −= S × ΔA where own (1: the lanes not moved by an earlier block), ΔF = Ib·ΔA summed tip to
- * base onto F from the sum below the block (c in every lane: the first node's then; the running
- * sums lane l of X), then the rows of ws->J with B and F at v̇. */
+ * (velocities k0..k0 + 3) with ΔA, their change of acceleration at v̇, in ws->dF
+ * (chain_vdot_passes, derivatives.c): B −= S × ΔA where own (1: the lanes not moved by an
+ * earlier block), ΔF = Ib·ΔA summed tip to base onto F from the sum below the block (c in every
+ * lane: the first node's then; the running sums lane l of X), then the rows of ws->J with B and
+ * F at v̇. */
 MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, v4 own, v4* c, v4* X,
                                          mbt_real* dq, mbt_real* dv) {
   const int k0 = i0 - 1;
