@@ -690,6 +690,26 @@ static void test_singular_chain(void** state) {
     }
 }
 
+/* Revolute chains of 1 to 9 bodies: the chain's pass at v̇ by blocks of four from the tip with
+ * the first one to three nodes in a block of their own (or none, or too short for a block)
+ * against central differences, the exact identities and the baseline kernels. */
+static void test_revolute_chains(void** state) {
+  (void)state;
+  tu_seed(13);
+  for (int n = 1; n <= 9; ++n) {
+    mbt_tree* tree = mbt_tree_create();
+    tu_add_chain(tree, "r", n, false);
+    if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+    fx* f = fx_create(tree);
+    char name[48];
+    snprintf(name, sizeof name, "%d-body revolute chain", n);
+    check_fd(f, name);
+    check_kernels(f, name);
+    check_kernels_avx2(f, name);
+    fx_destroy(f);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_id_derivatives),          cmocka_unit_test(test_dv_identities),
@@ -698,7 +718,7 @@ int main(void) {
       cmocka_unit_test(test_step_derivatives),        cmocka_unit_test(test_errors),
       cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_kernels_agree),
       cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
-      cmocka_unit_test(test_singular_chain),
+      cmocka_unit_test(test_singular_chain),          cmocka_unit_test(test_revolute_chains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,6 +124,17 @@ static bool make_root_runs(mbt_derivatives_workspace* ws) {
   return true;
 }
 
+/* The first row k with an entry j off k's path: j < k whose subtree ends at or before k (end[j] ≤
+ * k; an ancestor's or k's own node's contains k), or j past k's subtree (j ≥ end[k]); nv if none. */
+static int first_branched_row(const mbt_derivatives_workspace* ws) {
+  for (int k = 0; k < ws->nv; ++k) {
+    if (ws->end[k] < ws->nv) return k;
+    for (int j = 0; j < k; ++j)
+      if (ws->end[j] <= k) return k;
+  }
+  return ws->nv;
+}
+
 mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree) {
   if (!tree) return NULL;
   if (!tree->finalized) {
@@ -185,6 +196,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
     ws->revolute_chain = ws->revolute_chain && L->type == MBT_MOBILIZER_REVOLUTE && L->parent == i - 1 &&
                          L->v_start == i - 1;
   }
+  ws->zero_rows_from = first_branched_row(ws);
   if (!make_forward_steps(ws) || !make_root_runs(ws)) {
     mbt_derivatives_workspace_destroy(ws);
     return NULL;
@@ -779,7 +791,7 @@ MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_wor
     const int b = i + 3 < nl ? i : nl - 4;
     const mbt_local_node* L = &tree->local_nodes[b];
     if (lanes && b > 0 && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
-      velocity_rows4(ws, b, tau, dq, dv, si_known);
+      velocity_rows4(ws, b, tau, dq, dv, si_known, !dq || M); /* Ic·S kept for M or a later pass */
       if (M)
         for (int l = i - b; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
       i = b + 4;
@@ -905,13 +917,20 @@ static mbt_vec3 reference_point(const mbt_tree* tree, const mbt_context* ctx) {
   return mbt_vec3_make(-p.v[0], -p.v[1], -p.v[2]);
 }
 
+/* ∂tau/∂(q, v) cleared from row ws->zero_rows_from on (their entries in other branches stay zero;
+ * the passes and the pair sweep write all the others). */
+static void clear_branched_rows(const mbt_derivatives_workspace* ws, mbt_real* dq, mbt_real* dv) {
+  const size_t nv = (size_t)ws->nv, o = (size_t)ws->zero_rows_from * nv, n = (nv * nv - o) * sizeof(mbt_real);
+  if (n > 0) memset(dq + o, 0, n), memset(dv + o, 0, n);
+}
+
 void mbt__id_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, const mbt_real* v,
                          const mbt_real* vdot, mbt_vec3 g_W, bool joint_forces, const mbt_real* tau_app,
                          mbt_real* tau, mbt_real* dtau_dq, mbt_real* dtau_dv, mbt_real* M) {
   const int nv = tree->nv;
   const size_t nn = (size_t)nv * (size_t)nv;
   mbt__calc_joint_sincos(tree, ctx);
-  if (dtau_dq && !ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
+  if (dtau_dq) clear_branched_rows(ws, dtau_dq, dtau_dv);
   if (M) memset(M, 0, nn * sizeof(mbt_real));
   ws->X_WM[0] = mbt_transform_identity();
   ws->X_WM[0].p = reference_point(tree, ctx);
@@ -930,20 +949,94 @@ void mbt__derivatives_bias(const mbt_tree* tree, mbt_context* ctx, mbt_derivativ
   mbt__id_derivatives(tree, ctx, ws, ctx->v, NULL, ctx->g_W, true, tau_app, tau0, NULL, NULL, NULL);
 }
 
+/* ΔF = Ib·ΔA of every node in place (mbt__moments_mul6 reads x first; with lanes four nodes at a
+ * time, the last one to three in the block of the last four, from ΔA kept apart), then summed
+ * tip to base onto F (with lanes by 4- and 2-wide adds). */
+MBT__ALWAYS_INLINE void node_forces_at_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, bool lanes) {
+  mbt_v6* dA = ws->dF;
+  const int nl = ws->nl;
+#ifdef MBT__DERIV_LANES
+  if (lanes && nl > 4) {
+    v4 I[10], x[6], y[6], last[6];
+    load6x4(dA[nl - 4], last);
+    for (int i0 = 1; i0 < nl; i0 += 4) {
+      const int b = i0 + 3 < nl ? i0 : nl - 4;
+      load_moments4(&ws->Ib[b], I);
+      if (b == i0)
+        load6x4(dA[b], x);
+      else
+        for (int r = 0; r < 6; ++r) x[r] = last[r];
+      mul6_4(I, x, y);
+      store6x4(y, dA[b]);
+    }
+    for (int i = nl - 1; i > 0; --i) {
+      const int p = tree->local_nodes[i].parent;
+      add_wide(ws->F[i], dA[i], 6);
+      if (p > 0) add_wide(dA[p], dA[i], 6);
+    }
+    return;
+  }
+#else
+  (void)lanes;
+#endif
+  for (int i = nl - 1; i > 0; --i) mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
+  for (int i = nl - 1; i > 0; --i) {
+    const int p = tree->local_nodes[i].parent;
+    for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];
+    if (p > 0)
+      for (int r = 0; r < 6; ++r) dA[p][r] += dA[i][r];
+  }
+}
+
+/* move_to_vdot of a quaternion-floating node (velocities k0..k0 + 5): its rotational columns
+ * move with its translations (moves_with), so Δaλ_k = ΔA_t = ΔA_λ + Σ_{m ≥ 3} S_m·v̇_m for the
+ * translational columns k ≥ 3 and ΔA = ΔA_t + Σ_{m < 3} S_m·v̇_m for the rotational ones. */
+MBT__ALWAYS_INLINE void floating_move_to_vdot(mbt_derivatives_workspace* ws, int k0, const mbt_real* vdot,
+                                              const mbt_real* dAp, mbt_real* dA) {
+  mbt_v6 dAt, t;
+  for (int r = 0; r < 6; ++r) dAt[r] = dAp[r];
+  for (int m = k0 + 3; m < k0 + 6; ++m)
+    for (int r = 0; r < 6; ++r) dAt[r] += ws->S[m][r] * vdot[m];
+  for (int r = 0; r < 6; ++r) dA[r] = dAt[r];
+  for (int m = k0; m < k0 + 3; ++m)
+    for (int r = 0; r < 6; ++r) dA[r] += ws->S[m][r] * vdot[m];
+  for (int k = k0; k < k0 + 6; ++k) {
+    mbt__v6_cross(ws->S[k], k < k0 + 3 ? dA : dAt, t);
+    for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
+  }
+}
+
 /* The pass of mbt__derivatives_bias moved to v̇: per local node i, with ΔA the change of its
  * acceleration (ΔA_λ + Σ_j S_j·v̇_j), Δaλ_k = ΔA_λ + Σ_{m, σ_mk = 0} S_m·v̇_m (= ΔA where no
  * column of the node moves with another: S_k × S_k = 0),
- *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F).
- * A itself is not moved: the backward pass does not read it. */
-MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot) {
+ *   B_k −= S_k × Δaλ_k,  ΔF = Ib·ΔA (then summed over the subtree into F: node_forces_at_vdot).
+ * A itself is not moved: the backward pass does not read it. With lanes a one-velocity node's
+ * ΔA by 4- and 2-wide operations. */
+MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
+                                     bool lanes) {
   mbt_v6* dA = ws->dF;  /* ΔA base to tip, then ΔF tip to base */
   for (int r = 0; r < 6; ++r) dA[0][r] = 0;
   for (int i = 1; i < ws->nl; ++i) {
     const mbt_local_node* L = &tree->local_nodes[i];
     const int k0 = L->v_start, nk = L->nv;
-    const bool moving = L->type == MBT_MOBILIZER_UNIVERSAL || L->type == MBT_MOBILIZER_PLANAR ||
-                        L->type == MBT_MOBILIZER_QUATERNION_FLOATING;
     const mbt_real* dAp = dA[L->parent];
+#ifdef MBT__DERIV_LANES
+    if (lanes && nk == 1) {
+      const mbt_real *S = ws->S[k0], a = vdot[k0];
+      mbt_real *d = dA[i], *B = ws->Bk[k0];
+      *(mbt__v4u*)d = *(const mbt__v4u*)dAp + *(const mbt__v4u*)S * a;
+      *(mbt__v2u*)(d + 4) = *(const mbt__v2u*)(dAp + 4) + *(const mbt__v2u*)(S + 4) * a;
+      mbt_v6 t; /* B −= t one number at a time: t was just stored so, and a 4-wide load would wait */
+      mbt__v6_cross(S, d, t);
+      for (int r = 0; r < 6; ++r) B[r] -= t[r];
+      continue;
+    }
+#endif
+    if (L->type == MBT_MOBILIZER_QUATERNION_FLOATING) {
+      floating_move_to_vdot(ws, k0, vdot, dAp, dA[i]);
+      continue;
+    }
+    const bool moving = L->type == MBT_MOBILIZER_UNIVERSAL || L->type == MBT_MOBILIZER_PLANAR;
     mbt_v6 dAi;
     memcpy(dAi, dAp, sizeof dAi);
     for (int m = k0; m < k0 + nk; ++m)
@@ -963,21 +1056,14 @@ MBT__ALWAYS_INLINE void move_to_vdot(const mbt_tree* tree, mbt_derivatives_works
       for (int r = 0; r < 6; ++r) ws->Bk[k][r] -= t[r];
     }
   }
-  /* ΔF = Ib·ΔA in place (mbt__moments_mul6 reads x first), then summed tip to base */
-  for (int i = ws->nl - 1; i > 0; --i) mbt__moments_mul6(&ws->Ib[i], dA[i], dA[i]);
-  for (int i = ws->nl - 1; i > 0; --i) {
-    const int p = tree->local_nodes[i].parent;
-    for (int r = 0; r < 6; ++r) ws->F[i][r] += dA[i][r];
-    if (p > 0)
-      for (int r = 0; r < 6; ++r) dA[p][r] += dA[i][r];
-  }
+  node_forces_at_vdot(tree, ws, lanes);
 }
 
 /* The passes of mbt__derivatives_at_vdot: move_to_vdot, then backward_node with the Ic·S of the
  * pass at v̇ = 0 (Ic and S, so Ic·S, are those of that pass); compiled three times. */
 MBT__ALWAYS_INLINE void vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
                                          mbt_real* dq, mbt_real* dv, bool lanes) {
-  move_to_vdot(tree, ws, vdot);
+  move_to_vdot(tree, ws, vdot, lanes);
   backward_nodes(tree, ws, NULL, dq, dv, NULL, true, lanes);
 }
 MBT_DERIV_PASSES_LANES(vdot_passes,
@@ -985,11 +1071,52 @@ MBT_DERIV_PASSES_LANES(vdot_passes,
                         mbt_real* dv),
                        (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
 
+/* vdot_passes on a revolute chain of four or more nodes (ws->revolute_chain), a function of its
+ * own as chain_passes: with lanes ΔA base to tip (node i's velocity is i − 1), then the blocks of
+ * four nodes tip to base (chain_vdot_rows4: B and F moved to v̇ and the rows of ws->J in one step,
+ * ΔF summed onto F as it goes), the first nodes, fewer than four, in the block of the first four
+ * (the nodes after them in it computed again from the same sums below, their B not moved twice);
+ * the baseline copy runs vdot_passes_body. */
+MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws,
+                                               const mbt_real* vdot, mbt_real* dq, mbt_real* dv, bool lanes) {
+#ifdef MBT__DERIV_LANES
+  if (lanes && ws->nl > 4) {
+    const int nl = ws->nl;
+    v4 a = {0, 0, 0, 0};
+    mbt__v2u b = {0, 0};
+    for (int i = 1; i < nl; ++i) { /* ΔA_i = ΔA_i−1 + S·v̇ */
+      const mbt_real* S = ws->S[i - 1];
+      a += *(const mbt__v4u*)S * vdot[i - 1], b += *(const mbt__v2u*)(S + 4) * vdot[i - 1];
+      *(mbt__v4u*)ws->dF[i] = a, *(mbt__v2u*)(ws->dF[i] + 4) = b;
+    }
+    const v4 all = {1, 1, 1, 1};
+    v4 c[6], X[6];
+    for (int r = 0; r < 6; ++r) c[r] = (v4){0, 0, 0, 0};
+    int i0 = nl - 4;
+    for (; i0 >= 1; i0 -= 4) chain_vdot_rows4(ws, i0, all, c, X, dq, dv);
+    const int n = i0 + 3; /* the nodes 1..n left, n < 4; the block after them starts at n + 1 */
+    if (n > 0) {
+      const v4 own = {1, n > 1, n > 2, 0};
+      for (int r = 0; r < 6; ++r) c[r] = all * X[r][4 - n]; /* the sum from node 5 on */
+      chain_vdot_rows4(ws, 1, own, c, X, dq, dv);
+    }
+    return;
+  }
+#endif
+  vdot_passes_body(tree, ws, vdot, dq, dv, lanes);
+}
+MBT_DERIV_PASSES_LANES(chain_vdot_passes,
+                       (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
+                        mbt_real* dv),
+                       (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
-  const size_t nn = (size_t)tree->nv * (size_t)tree->nv;
-  if (!ws->chain) memset(dtau_dq, 0, nn * sizeof(mbt_real)), memset(dtau_dv, 0, nn * sizeof(mbt_real));
-  vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
+  clear_branched_rows(ws, dtau_dq, dtau_dv);
+  if (ws->revolute_chain)
+    chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
+  else
+    vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
   descendant_pairs(ws, dtau_dq, dtau_dv);
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }

@@ -149,6 +149,9 @@ struct mbt_derivatives_workspace {
   int unit_run;                 /* per call: u where S_j = e_j for j < u (≤ 6: a URDF floating base) */
   bool revolute_chain;          /* every local node i ≥ 1 revolute, of one velocity, below i − 1: the
                                    ∂tau passes of a chain (chain_passes, derivatives.c) */
+  int zero_rows_from;           /* the first row of ∂tau/∂(q, v) with an entry off its velocity's
+                                   path (in another branch), which the passes leave to be cleared
+                                   (nv if none: a chain); the rows before it they write whole */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */

@@ -15,17 +15,33 @@
 
 typedef mbt__v4 v4;
 
+/* x[0], x[1] lane l = p[l·stride], p[l·stride + 1]: two numbers of each of four structs by 2-wide
+ * loads; store_pair4 the reverse. */
+MBT__ALWAYS_INLINE void load_pair4(const mbt_real* p, size_t stride, v4* x) {
+  const mbt__v2u a0 = *(const mbt__v2u*)p, a1 = *(const mbt__v2u*)(p + stride);
+  const mbt__v2u a2 = *(const mbt__v2u*)(p + 2 * stride), a3 = *(const mbt__v2u*)(p + 3 * stride);
+  const v4 lo = __builtin_shufflevector(a0, a2, 0, 1, 2, 3), hi = __builtin_shufflevector(a1, a3, 0, 1, 2, 3);
+  x[0] = __builtin_shufflevector(lo, hi, 0, 4, 2, 6), x[1] = __builtin_shufflevector(lo, hi, 1, 5, 3, 7);
+}
+MBT__ALWAYS_INLINE void store_pair4(const v4* x, size_t stride, mbt_real* p) {
+  const v4 lo = __builtin_shufflevector(x[0], x[1], 0, 4, 2, 6), hi = __builtin_shufflevector(x[0], x[1], 1, 5, 3, 7);
+  *(mbt__v2u*)p = __builtin_shufflevector(lo, lo, 0, 1);
+  *(mbt__v2u*)(p + stride) = __builtin_shufflevector(hi, hi, 0, 1);
+  *(mbt__v2u*)(p + 2 * stride) = __builtin_shufflevector(lo, lo, 2, 3);
+  *(mbt__v2u*)(p + 3 * stride) = __builtin_shufflevector(hi, hi, 2, 3);
+}
+
 /* x[r] lane l = p[6·l + r]: a 6-vector of four consecutive entries of a mbt_v6 array; store6x4
- * the reverse (the two overlapping halves store the same numbers in rows 2 and 3). */
+ * the reverse. Entries 0..3 by a 4×4 transpose, 4 and 5 by load_pair4 (not a second transpose of
+ * entries 2..5, which overlapped the first: a load of entries two stores wrote waits for them to
+ * be written to the cache, where one store's entries are forwarded to the load at once). */
 MBT__ALWAYS_INLINE void load6x4(const mbt_real* p, v4* x) {
-  v4 b[4];
   mm_load4(p, 6, x);
-  mm_load4(p + 2, 6, b);
-  x[4] = b[2], x[5] = b[3];
+  load_pair4(p + 4, 6, x + 4);
 }
 MBT__ALWAYS_INLINE void store6x4(const v4* x, mbt_real* p) {
   mm_store4(x, 6, p);
-  mm_store4(x + 2, 6, p + 2);
+  store_pair4(x + 4, 6, p + 4);
 }
 MBT__ALWAYS_INLINE void store_row4(mbt_real* p, const v4* x) { *(mbt__v4u*)p = *x; }
 
@@ -292,31 +308,14 @@ MBT__ALWAYS_INLINE void floating_column_rates4(mbt_derivatives_workspace* ws, in
   }
 }
 
-/* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
- * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known), tau = S·F, and with dq the rows
- * of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B, Ω = Ic·G − Yc·S). one: four one-velocity nodes,
- * whose G = −2·W (one_velocity_rates) gives Ic·G = −2·Ic·W exactly, and whose in-node entries
- * S·Φ, S·Ω are written too. */
-MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
-                                            const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
-                                            bool one) {
+/* The rows of ws->J of the four velocities k0..k0 + 3 (velocity_rows_lanes), given S, Ic·S and B
+ * as lanes and their nodes' Ic, Yc, F as lanes I, Y, F. */
+MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* S, const v4* SI,
+                                              const v4* B, const v4* I, const v4* Y, const v4* F, mbt_real* dq,
+                                              mbt_real* dv, bool one) {
   const size_t nv = (size_t)ws->nv;
-  v4 S[6], SI[6];
-  load6x4(ws->S[k0], S);
-  if (si_known) {
-    load6x4(ws->SI[k0], SI);
-  } else {
-    mul6_4(I, S, SI);
-    store6x4(SI, ws->SI[k0]);
-  }
-  if (tau) {
-    const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
-    store_row4(tau + k0, &t);
-  }
-  if (!dq) return;
-  v4 W[6], B[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
+  v4 W[6], SY[3], SxF[6], YS[6], t1[6], t2[6], t3[6];
   load6x4(ws->Wk[k0], W);
-  load6x4(ws->Bk[k0], B);
   y_tmul4(Y, S, SY);
   cross_force4(S, F, SxF);
   y_mul4(Y, S, YS);
@@ -347,15 +346,73 @@ MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k
   }
 }
 
+/* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known; stored in ws->SI if keep_si),
+ * tau = S·F, and with dq the rows of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B,
+ * Ω = Ic·G − Yc·S). one: four one-velocity nodes, whose G = −2·W (one_velocity_rates) gives
+ * Ic·G = −2·Ic·W exactly, and whose in-node entries S·Φ, S·Ω are written too. */
+MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
+                                            const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
+                                            bool keep_si, bool one) {
+  v4 S[6], SI[6];
+  load6x4(ws->S[k0], S);
+  if (si_known) {
+    load6x4(ws->SI[k0], SI);
+  } else {
+    mul6_4(I, S, SI);
+    if (keep_si) store6x4(SI, ws->SI[k0]);
+  }
+  if (tau) {
+    const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
+    store_row4(tau + k0, &t);
+  }
+  if (!dq) return;
+  v4 B[6];
+  load6x4(ws->Bk[k0], B);
+  derivative_rows_lanes(ws, k0, S, SI, B, I, Y, F, dq, dv, one);
+}
+
+/* velocity_rows4 at v̇ on a revolute chain (ws->revolute_chain): the four nodes i0..i0 + 3
+ * (velocities k0..k0 + 3) with ΔA, their change of acceleration at v̇, in ws->dF
+ * (chain_vdot_passes, derivatives.c): B −= S × ΔA where own (1: the lanes not moved by an
+ * earlier block), ΔF = Ib·ΔA summed tip to base onto F from the sum below the block (c in every
+ * lane: the first node's then; the running sums lane l of X), then the rows of ws->J with B and
+ * F at v̇. */
+MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, v4 own, v4* c, v4* X,
+                                         mbt_real* dq, mbt_real* dv) {
+  const int k0 = i0 - 1;
+  const v4 z = {0, 0, 0, 0};
+  v4 I[10], Y[12], F[6], S[6], SI[6], B[6], dA[6], dF[6], t[6];
+  load_moments4(&ws->Ib[i0], I);
+  load6x4(ws->dF[i0], dA);
+  mul6_4(I, dA, dF);
+  for (int r = 0; r < 6; ++r) { /* X = c + dF_l + … + dF_3 (two shifted adds: a scan) */
+    const v4 s = dF[r] + __builtin_shufflevector(dF[r], z, 1, 2, 3, 4);
+    X[r] = c[r] + (s + __builtin_shufflevector(s, z, 2, 3, 4, 5));
+    c[r] = __builtin_shufflevector(X[r], X[r], 0, 0, 0, 0);
+  }
+  load6x4(ws->F[i0], F);
+  for (int r = 0; r < 6; ++r) F[r] += X[r];
+  load6x4(ws->S[k0], S);
+  load6x4(ws->Bk[k0], B);
+  cross4(S, dA, t);
+  for (int r = 0; r < 6; ++r) B[r] -= t[r] * own;
+  store6x4(B, ws->Bk[k0]);
+  load6x4(ws->SI[k0], SI);
+  load_moments4(&ws->Ic[i0], I);
+  load_ymat4(&ws->Yc[i0], Y);
+  derivative_rows_lanes(ws, k0, S, SI, B, I, Y, F, dq, dv, true);
+}
+
 /* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
  * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω (velocity_rows_lanes). */
 MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, bool si_known) {
-  v4 I[10], F[6], Y[12];
+                                       mbt_real* dv, bool si_known, bool keep_si) {
+  v4 I[10], F[6], Y[12] = {{0}}; /* read with dq alone */
   load_moments4(&ws->Ic[i0], I);
   load6x4(ws->F[i0], F);
   if (dq) load_ymat4(&ws->Yc[i0], Y);
-  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, true);
+  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, keep_si, true);
 }
 
 /* x[r] = p[r] in every lane, r < n. */
@@ -379,7 +436,7 @@ MBT__ALWAYS_INLINE void node_velocity_rows(mbt_derivatives_workspace* ws, int i,
   const int k0 = ws->tree->local_nodes[i].v_start, nk = ws->tree->local_nodes[i].nv;
   for (int c = 0; c < nk; c += 4) {
     const int b = c + 4 <= nk ? c : nk - 4;
-    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, false);
+    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, true, false);
   }
 }
 
