@@ -13,6 +13,9 @@
  * of the lanes (rotations by 1 and 2 cover the pairs of four legs). */
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
+#ifdef MBT__AVX2
+#include <immintrin.h>
+#endif
 
 enum { LEGS_MAX_B = 4, LEGS_MAX_C = 4 };
 
@@ -35,24 +38,33 @@ bool mbt__equal_legs(const mbt_derivatives_workspace* ws, int* B, int* c) {
 #if defined(MBT__AVX2) && defined(MBT__MM_BLOCKS)
 typedef mbt__v4 v4;
 
-/* The legs' rows of M in lanes (lanes from B on: A = 1, C = 0, which add nothing). */
-MBT__AVX2_ATTRIBUTES static void legs_load(const mbt_derivatives_workspace* ws, const mbt_real* M,
-                                           v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6]) {
-  const int nv = ws->nv, B = ws->legs, c = ws->leg_len;
+/* The legs' rows of M in lanes by 4×4 transposes of rows' pieces (lanes from B on: leg 0's, left
+ * out of the sums over lanes). A[t][u] is read for u ≤ t; the pieces read past a leg's columns stay
+ * inside ws->PA, whose M this is. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_load(const mbt_derivatives_workspace* ws, int c, const mbt_real* M,
+                                  v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6]) {
+  const size_t nv = (size_t)ws->nv;
   for (int t = 0; t < c; ++t) {
-    for (int u = 0; u <= t; ++u) A[t][u] = (v4){1, 1, 1, 1} * (mbt_real)(u == t);
-    for (int i = 0; i < 6; ++i) C[t][i] = (v4){0, 0, 0, 0};
-    for (int l = 0; l < B; ++l) {
-      const int o = 6 + l * c;
-      const mbt_real* Mk = M + (size_t)(o + t) * (size_t)nv;
-      for (int u = 0; u <= t; ++u) A[t][u][l] = Mk[o + u];
-      for (int i = 0; i < 6; ++i) C[t][i][l] = Mk[i];
+    v4 P[4], T[4];
+    const mbt_real* row[4];
+    size_t o[4];
+    for (int l = 0; l < 4; ++l) {
+      o[l] = 6 + (size_t)((l < ws->legs ? l : 0) * c);
+      row[l] = M + (o[l] + (size_t)t) * nv;
     }
+    for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)row[l];
+    mm_transpose(P, C[t]);
+    for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)(row[l] + 2);
+    mm_transpose(P, T);
+    C[t][4] = T[2], C[t][5] = T[3];
+    for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)(row[l] + o[l]);
+    mm_transpose(P, T);
+    for (int u = 0; u <= t; ++u) A[t][u] = T[u];
   }
 }
 
 /* True when the pivots d of lanes [0, B) pass derivatives_fd.c's test against M's diagonal. */
-MBT__ALWAYS_INLINE bool legs_pivots_ok(v4 d, v4 Mkk, int B) {
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_pivots_ok(v4 d, v4 Mkk, int B) {
   bool ok = true;
   for (int l = 0; l < B; ++l) ok &= mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk[l]), d[l]) && mbt_isfinite(d[l]);
   return ok;
@@ -60,12 +72,10 @@ MBT__ALWAYS_INLINE bool legs_pivots_ok(v4 d, v4 Mkk, int B) {
 
 /* The legs' part of the factor, tip to base (derivatives_fd.c's ltdl_factor in lanes): A and C
  * become L's, Dv = 1/d, U the legs' updates of the base block (lane l: leg l's). */
-MBT__AVX2_ATTRIBUTES static bool legs_factor(int B, int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_factor(int B, int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
                                              v4* Dv, v4 U[6][6]) {
   v4 Mkk[LEGS_MAX_C];  /* M's diagonal, for the pivots' test */
   for (int t = 0; t < c; ++t) Mkk[t] = A[t][t];
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j <= i; ++j) U[i][j] = (v4){0, 0, 0, 0};
   for (int t = c - 1; t >= 0; --t) {
     const v4 d = A[t][t];
     if (!legs_pivots_ok(d, Mkk[t], B)) return false;
@@ -79,7 +89,7 @@ MBT__AVX2_ATTRIBUTES static bool legs_factor(int B, int c, v4 A[LEGS_MAX_C][LEGS
     }
     for (int i = 5; i >= 0; --i) {
       const v4 a = C[t][i] * dinv;
-      for (int j = 0; j <= i; ++j) U[i][j] += a * C[t][j];
+      for (int j = 0; j <= i; ++j) U[i][j] = t == c - 1 ? a * C[t][j] : U[i][j] + a * C[t][j];
       C[t][i] = a;
     }
   }
@@ -88,40 +98,53 @@ MBT__AVX2_ATTRIBUTES static bool legs_factor(int B, int c, v4 A[LEGS_MAX_C][LEGS
 
 /* The base block's factor and inverse: Lb = M_BB − Σ_lanes U, factored tip to base, then its
  * inverse into Xb (6×6, both triangles). False at a pivot that fails. */
-MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(const mbt_real* M, int nv, v4 U[6][6], mbt_real Xb[6][6]) {
+MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(const mbt_real* M, int nv, int B, v4 U[6][6],
+                                                     mbt_real Xb[6][6]) {
   mbt_real Lb[6][6], dinv[6];
+  #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i)
-    for (int j = 0; j <= i; ++j) Lb[i][j] = M[(size_t)i * (size_t)nv + (size_t)j] - ((U[i][j][0] + U[i][j][1]) +
-                                                                                       (U[i][j][2] + U[i][j][3]));
+    #pragma GCC unroll 6
+    for (int j = 0; j <= i; ++j) {
+      const v4 u = U[i][j];
+      const mbt_real sum = B == 4 ? (u[0] + u[1]) + (u[2] + u[3]) : B == 3 ? (u[0] + u[1]) + u[2] : u[0] + u[1];
+      Lb[i][j] = M[(size_t)i * (size_t)nv + (size_t)j] - sum;
+    }
+  #pragma GCC unroll 6
   for (int k = 5; k >= 0; --k) {
     const mbt_real d = Lb[k][k];
     if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(M[(size_t)k * (size_t)nv + (size_t)k]), d) && mbt_isfinite(d)))
       return false;
     dinv[k] = 1 / d;
+    #pragma GCC unroll 6
     for (int i = k - 1; i >= 0; --i) {
       const mbt_real a = Lb[k][i] * dinv[k];
+      #pragma GCC unroll 6
       for (int j = 0; j <= i; ++j) Lb[i][j] -= a * Lb[k][j];
       Lb[k][i] = a;
     }
   }
+  #pragma GCC unroll 6
   for (int k = 0; k < 6; ++k) {
+    #pragma GCC unroll 6
     for (int j = 0; j < k; ++j) {
       mbt_real x = 0;
+      #pragma GCC unroll 6
       for (int m = k - 1; m >= 0; --m) x -= Lb[k][m] * Xb[m][j];
       Xb[k][j] = x;
     }
     mbt_real xkk = dinv[k];
+    #pragma GCC unroll 6
     for (int m = k - 1; m >= 0; --m) xkk -= Lb[k][m] * Xb[k][m];
     Xb[k][k] = xkk;
+    #pragma GCC unroll 6
     for (int j = 0; j < k; ++j) Xb[j][k] = Xb[k][j];
   }
   return true;
 }
 
-/* The legs' rows of M⁻¹ on the base (XB) and on their own leg (XL, u < t; XD the diagonal). */
-MBT__AVX2_ATTRIBUTES static void legs_inverse(int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
-                                              const v4* Dv, mbt_real Xb[6][6], v4 XB[LEGS_MAX_C][6],
-                                              v4 XL[LEGS_MAX_C][LEGS_MAX_C]) {
+/* The legs' rows of M⁻¹ on the base (XB) and on their own leg (XL, both triangles). */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_inverse(int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6], const v4* Dv,
+                                     mbt_real Xb[6][6], v4 XB[LEGS_MAX_C][6], v4 XL[LEGS_MAX_C][LEGS_MAX_C]) {
   for (int t = 0; t < c; ++t) {
     for (int j = 0; j < 6; ++j) {
       v4 x = {0, 0, 0, 0};
@@ -131,9 +154,9 @@ MBT__AVX2_ATTRIBUTES static void legs_inverse(int c, v4 A[LEGS_MAX_C][LEGS_MAX_C
     }
     for (int s = 0; s < t; ++s) {
       v4 x = {0, 0, 0, 0};
-      for (int u = t - 1; u >= 0; --u) x -= A[t][u] * (u >= s ? XL[u][s] : XL[s][u]);
+      for (int u = t - 1; u >= 0; --u) x -= A[t][u] * XL[u][s];
       for (int i = 5; i >= 0; --i) x -= C[t][i] * XB[s][i];
-      XL[t][s] = x;
+      XL[t][s] = XL[s][t] = x;
     }
     v4 x = Dv[t];
     for (int u = t - 1; u >= 0; --u) x -= A[t][u] * XL[t][u];
@@ -142,14 +165,34 @@ MBT__AVX2_ATTRIBUTES static void legs_inverse(int c, v4 A[LEGS_MAX_C][LEGS_MAX_C
   }
 }
 
+/* Lane l of the vectors V[0..c) to p_l[0..c) (p_l = X + row[l]·nv + col[l]) for the lanes l with
+ * row[l] ≥ 0, by a 4×4 transpose and 2- and 1-wide stores of the pieces (stores masked by
+ * vmaskmovpd cost more on some processors). */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void lanes_store(int c, const v4* V, mbt_real* X, size_t nv, const int* row,
+                                                        const int* col) {
+  v4 P[4], T[4];  /* lanes from c on: V[0]'s, not stored */
+  for (int u = 0; u < 4; ++u) P[u] = V[u < c ? u : 0];
+  mm_transpose(P, T);
+  for (int l = 0; l < 4; ++l) {
+    if (row[l] < 0) continue;
+    mbt_real* p = X + (size_t)row[l] * nv + (size_t)col[l];
+    if (c == 4) {
+      *(mbt__v4u*)p = T[l];
+      continue;
+    }
+    const mbt__v2u lo = {T[l][0], T[l][1]};
+    if (c >= 2) *(mbt__v2u*)p = lo;
+    if (c & 1) p[c - 1] = T[l][c - 1];
+  }
+}
+
 /* The blocks between leg l's rows and leg (l + r) mod 4's (lane l), written with their mirrors for
  * the pairs of legs not written before (r = 1: every l; r = 2: l < l + r). */
-MBT__AVX2_ATTRIBUTES static void legs_cross(const mbt_derivatives_workspace* ws, int r,
-                                            v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
-                                            v4 XB[LEGS_MAX_C][6], mbt_real* X) {
-  const int c = ws->leg_len, B = ws->legs;
-  const size_t nv = (size_t)ws->nv;
-  v4 Y[LEGS_MAX_C][6], R[LEGS_MAX_C][LEGS_MAX_C];
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_cross(const mbt_derivatives_workspace* ws, int c, int r,
+                                   v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6], v4 XB[LEGS_MAX_C][6],
+                                   mbt_real* X) {
+  const int B = ws->legs;
+  v4 Y[LEGS_MAX_C][6], R[LEGS_MAX_C][LEGS_MAX_C], Rt[LEGS_MAX_C][LEGS_MAX_C];
   for (int s = 0; s < c; ++s)
     for (int i = 0; i < 6; ++i)
       Y[s][i] = r == 1 ? __builtin_shufflevector(XB[s][i], XB[s][i], 1, 2, 3, 0)
@@ -159,42 +202,68 @@ MBT__AVX2_ATTRIBUTES static void legs_cross(const mbt_derivatives_workspace* ws,
       v4 x = {0, 0, 0, 0};
       for (int u = t - 1; u >= 0; --u) x -= A[t][u] * R[u][s];
       for (int i = 5; i >= 0; --i) x -= C[t][i] * Y[s][i];
-      R[t][s] = x;
+      R[t][s] = Rt[s][t] = x;
     }
-  for (int l = 0; l < B; ++l) {
+  int row[4], col[4], row2[4], col2[4];
+  for (int l = 0; l < 4; ++l) {
     const int l2 = (l + r) % 4;
-    if (l2 >= B || (r == 2 && l2 < l)) continue;
-    const size_t o = 6 + (size_t)(l * c), o2 = 6 + (size_t)(l2 * c);
-    for (int t = 0; t < c; ++t)
-      for (int s = 0; s < c; ++s) X[(o + t) * nv + o2 + s] = X[(o2 + s) * nv + o + t] = R[t][s][l];
+    const bool w = l < B && l2 < B && (r == 1 || l < l2);
+    row[l] = col2[l] = 6 + l * c, col[l] = row2[l] = 6 + l2 * c;
+    if (!w) row[l] = row2[l] = -1;
+  }
+  for (int t = 0; t < c; ++t) {
+    lanes_store(c, R[t], X, (size_t)ws->nv, row, col);
+    lanes_store(c, Rt[t], X, (size_t)ws->nv, row2, col2);
+    for (int l = 0; l < 4; ++l) row[l] += row[l] >= 0, row2[l] += row2[l] >= 0;
   }
 }
 
-/* M⁻¹ into X from M's lower ancestor entries M (ancestor_mass_rows' Mc), no velocity locked.
- * False at a pivot that fails (X partly written: the general path then reports it). */
-MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, const mbt_real* M, mbt_real* X) {
-  const int B = ws->legs, c = ws->leg_len;
+/* The legs' rows and columns of X (all but the blocks between legs) and the base's block. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store(const mbt_derivatives_workspace* ws, int c, mbt_real Xb[6][6],
+                                   v4 XB[LEGS_MAX_C][6], v4 XL[LEGS_MAX_C][LEGS_MAX_C], mbt_real* X) {
   const size_t nv = (size_t)ws->nv;
+  int row[4], col[4];
+  for (int i = 0; i < 6; ++i) {  /* base row i on the legs' columns */
+    v4 V[4];
+    for (int t = 0; t < 4; ++t) V[t] = XB[t < c ? t : 0][i];
+    for (int l = 0; l < 4; ++l) row[l] = l < ws->legs ? i : -1, col[l] = 6 + l * c;
+    lanes_store(c, V, X, nv, row, col);
+  }
+  for (int t = 0; t < c; ++t) {  /* leg rows on the base's and their own leg's columns */
+    for (int l = 0; l < 4; ++l) row[l] = l < ws->legs ? 6 + l * c + t : -1, col[l] = 0;
+    lanes_store(4, XB[t], X, nv, row, col);
+    for (int l = 0; l < 4; ++l) col[l] = 2;
+    lanes_store(4, XB[t] + 2, X, nv, row, col);
+    for (int l = 0; l < 4; ++l) col[l] = 6 + l * c;
+    lanes_store(c, XL[t], X, nv, row, col);
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) X[(size_t)i * nv + (size_t)j] = Xb[i][j];
+}
+
+/* mbt__minv_legs for legs of c velocities. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_workspace* ws, int c, const mbt_real* M, mbt_real* X) {
+  const int B = ws->legs;
   v4 A[LEGS_MAX_C][LEGS_MAX_C], C[LEGS_MAX_C][6], Dv[LEGS_MAX_C], U[6][6];
   v4 XB[LEGS_MAX_C][6], XL[LEGS_MAX_C][LEGS_MAX_C];
   mbt_real Xb[6][6];
-  legs_load(ws, M, A, C);
-  if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(M, ws->nv, U, Xb)) return false;
+  legs_load(ws, c, M, A, C);
+  if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(M, ws->nv, B, U, Xb)) return false;
   legs_inverse(c, A, C, Dv, Xb, XB, XL);
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j) X[(size_t)i * nv + (size_t)j] = Xb[i][j];
-  for (int l = 0; l < B; ++l) {
-    const size_t o = 6 + (size_t)(l * c);
-    for (int t = 0; t < c; ++t) {
-      mbt_real* Xt = X + (o + (size_t)t) * nv;
-      for (int i = 0; i < 6; ++i) Xt[i] = X[(size_t)i * nv + o + (size_t)t] = XB[t][i][l];
-      for (int s = 0; s < t; ++s) Xt[o + (size_t)s] = X[(o + (size_t)s) * nv + o + (size_t)t] = XL[t][s][l];
-      Xt[o + (size_t)t] = XL[t][t][l];
-    }
-  }
-  legs_cross(ws, 1, A, C, XB, X);
-  if (B >= 3) legs_cross(ws, 2, A, C, XB, X);
+  legs_store(ws, c, Xb, XB, XL, X);
+  legs_cross(ws, c, 1, A, C, XB, X);
+  if (B >= 3) legs_cross(ws, c, 2, A, C, XB, X);
   return true;
+}
+
+/* M⁻¹ into X from M's lower ancestor entries M (ancestor_mass_rows' L, in ws->PA), no velocity
+ * locked. False at a pivot that fails (X partly written: the general path then reports it). */
+MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, const mbt_real* M, mbt_real* X) {
+  switch (ws->leg_len) {  /* the loops over a leg unrolled */
+    case 3: return minv_legs_c(ws, 3, M, X);
+    case 2: return minv_legs_c(ws, 2, M, X);
+    default: return minv_legs_c(ws, ws->leg_len, M, X);
+  }
 }
 #else
 bool mbt__minv_legs(const mbt_derivatives_workspace* ws, const mbt_real* M, mbt_real* X) {
