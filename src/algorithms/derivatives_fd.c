@@ -978,8 +978,9 @@ static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_wo
 static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv) {
   if (ws->minv_ltdl && ws->minv_dense && !ctx->any_locked) return chain_minv(tree, ctx, ws, Minv);
   if (ws->minv_ltdl) {  /* the factor in ws->PA, M after it */
+    if (ws->legs && ws->avx2 && !ctx->any_locked && mbt__minv_legs(ws, ws->PA + (size_t)ws->nv * (size_t)ws->nv, Minv))
+      return MBT_OK;  /* a floating base with equal legs (derivatives_legs.c) */
     ancestor_mass_rows(ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
-    if (ws->legs && ws->avx2 && !ctx->any_locked && mbt__minv_legs(ws, ws->PA, Minv)) return MBT_OK;
     const int st = ltdl_factor(tree, ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
     if (st) return st;
 #ifdef MBT__AVX2

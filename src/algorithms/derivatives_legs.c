@@ -38,29 +38,45 @@ bool mbt__equal_legs(const mbt_derivatives_workspace* ws, int* B, int* c) {
 #if defined(MBT__AVX2) && defined(MBT__MM_BLOCKS)
 typedef mbt__v4 v4;
 
-/* The legs' rows of M in lanes by 4×4 transposes of rows' pieces (lanes from B on: leg 0's, left
- * out of the sums over lanes). A[t][u] is read for u ≤ t; the pieces read past a leg's columns stay
- * inside ws->PA, whose M this is. */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_load(const mbt_derivatives_workspace* ws, int c, const mbt_real* M,
-                                  v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6]) {
-  const size_t nv = (size_t)ws->nv;
+/* Lane l of V[0..6) = v[k_l] for a 6-vector per lane (two 4×4 transposes). */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void lanes_load6(mbt_v6* v, const int* k, v4* V) {
+  v4 P[4], T[4];
+  for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)v[k[l]];
+  mm_transpose(P, V);
+  for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)(v[k[l]] + 2);
+  mm_transpose(P, T);
+  V[4] = T[2], V[5] = T[3];
+}
+
+/* M's entries of the legs' rows in lanes, M_kj = (Ic·S_k)·S_j (ws->SI, ws->S) for j = k and its
+ * ancestors (lanes from B on: leg 0's, left out of the sums over lanes; A[t][u] = 0 for u > t),
+ * and the base's block Mb (j ≤ i). */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_mass_rows(const mbt_derivatives_workspace* ws, int c,
+                                                           v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
+                                                           mbt_real Mb[6][6]) {
+  v4 SI[LEGS_MAX_C][6], S[LEGS_MAX_C][6];
   for (int t = 0; t < c; ++t) {
-    v4 P[4], T[4];
-    const mbt_real* row[4];
-    size_t o[4];
-    for (int l = 0; l < 4; ++l) {
-      o[l] = 6 + (size_t)((l < ws->legs ? l : 0) * c);
-      row[l] = M + (o[l] + (size_t)t) * nv;
-    }
-    for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)row[l];
-    mm_transpose(P, C[t]);
-    for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)(row[l] + 2);
-    mm_transpose(P, T);
-    C[t][4] = T[2], C[t][5] = T[3];
-    for (int l = 0; l < 4; ++l) P[l] = *(const mbt__v4u*)(row[l] + o[l]);
-    mm_transpose(P, T);
-    for (int u = 0; u <= t; ++u) A[t][u] = T[u];
+    int k[4];
+    for (int l = 0; l < 4; ++l) k[l] = 6 + (l < ws->legs ? l : 0) * c + t;
+    lanes_load6(ws->SI, k, SI[t]);
+    lanes_load6(ws->S, k, S[t]);
   }
+  for (int t = 0; t < c; ++t) {
+    for (int i = 0; i < 6; ++i) {
+      const mbt_real* Si = ws->S[i];
+      v4 x = SI[t][0] * Si[0];
+      for (int r = 1; r < 6; ++r) x += SI[t][r] * Si[r];
+      C[t][i] = x;
+    }
+    for (int u = 0; u < LEGS_MAX_C; ++u) {
+      v4 x = {0, 0, 0, 0};
+      if (u <= t)
+        for (int r = 0; r < 6; ++r) x += SI[t][r] * S[u][r];
+      A[t][u] = x;
+    }
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j <= i; ++j) Mb[i][j] = mbt__v6_dot(ws->SI[i], ws->S[j]);
 }
 
 /* True when the pivots d of lanes [0, B) pass derivatives_fd.c's test against M's diagonal. */
@@ -98,8 +114,7 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_factor(int B, int c, v4 A[LEGS
 
 /* The base block's factor and inverse: Lb = M_BB − Σ_lanes U, factored tip to base, then its
  * inverse into Xb (6×6, both triangles). False at a pivot that fails. */
-MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(const mbt_real* M, int nv, int B, v4 U[6][6],
-                                                     mbt_real Xb[6][6]) {
+MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(mbt_real Mb[6][6], int B, v4 U[6][6], mbt_real Xb[6][6]) {
   mbt_real Lb[6][6], dinv[6];
   #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i)
@@ -107,12 +122,12 @@ MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(const mbt_real* M, int nv, 
     for (int j = 0; j <= i; ++j) {
       const v4 u = U[i][j];
       const mbt_real sum = B == 4 ? (u[0] + u[1]) + (u[2] + u[3]) : B == 3 ? (u[0] + u[1]) + u[2] : u[0] + u[1];
-      Lb[i][j] = M[(size_t)i * (size_t)nv + (size_t)j] - sum;
+      Lb[i][j] = Mb[i][j] - sum;
     }
   #pragma GCC unroll 6
   for (int k = 5; k >= 0; --k) {
     const mbt_real d = Lb[k][k];
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(M[(size_t)k * (size_t)nv + (size_t)k]), d) && mbt_isfinite(d)))
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mb[k][k]), d) && mbt_isfinite(d)))
       return false;
     dinv[k] = 1 / d;
     #pragma GCC unroll 6
@@ -241,14 +256,35 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store(const mbt_derivatives_wo
     for (int j = 0; j < 6; ++j) X[(size_t)i * nv + (size_t)j] = Xb[i][j];
 }
 
+/* M's rows into Mc (row k: k and its ancestors; the entries of a leg's row on its own leg after
+ * k zero). */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store_mass(const mbt_derivatives_workspace* ws, int c,
+                                                            v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
+                                                            mbt_real Mb[6][6], mbt_real* Mc) {
+  const size_t nv = (size_t)ws->nv;
+  int row[4], col[4];
+  for (int t = 0; t < c; ++t) {
+    for (int l = 0; l < 4; ++l) row[l] = l < ws->legs ? 6 + l * c + t : -1, col[l] = 0;
+    lanes_store(4, C[t], Mc, nv, row, col);
+    for (int l = 0; l < 4; ++l) col[l] = 2;
+    lanes_store(4, C[t] + 2, Mc, nv, row, col);
+    for (int l = 0; l < 4; ++l) col[l] = 6 + l * c;
+    lanes_store(c, A[t], Mc, nv, row, col);
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j <= i; ++j) Mc[(size_t)i * nv + (size_t)j] = Mb[i][j];
+}
+
 /* mbt__minv_legs for legs of c velocities. */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_workspace* ws, int c, const mbt_real* M, mbt_real* X) {
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_workspace* ws, int c, mbt_real* Mc,
+                                                        mbt_real* X) {
   const int B = ws->legs;
   v4 A[LEGS_MAX_C][LEGS_MAX_C], C[LEGS_MAX_C][6], Dv[LEGS_MAX_C], U[6][6];
   v4 XB[LEGS_MAX_C][6], XL[LEGS_MAX_C][LEGS_MAX_C];
-  mbt_real Xb[6][6];
-  legs_load(ws, c, M, A, C);
-  if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(M, ws->nv, B, U, Xb)) return false;
+  mbt_real Mb[6][6], Xb[6][6];
+  legs_mass_rows(ws, c, A, C, Mb);
+  legs_store_mass(ws, c, A, C, Mb, Mc);
+  if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(Mb, B, U, Xb)) return false;
   legs_inverse(c, A, C, Dv, Xb, XB, XL);
   legs_store(ws, c, Xb, XB, XL, X);
   legs_cross(ws, c, 1, A, C, XB, X);
@@ -256,18 +292,19 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_w
   return true;
 }
 
-/* M⁻¹ into X from M's lower ancestor entries M (ancestor_mass_rows' L, in ws->PA), no velocity
- * locked. False at a pivot that fails (X partly written: the general path then reports it). */
-MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, const mbt_real* M, mbt_real* X) {
+/* M⁻¹ into X, and M's rows into Mc as ancestor_mass_rows (derivatives_fd.c) writes them, from
+ * ws->S and ws->SI; no velocity locked. False at a pivot that fails (X partly written: the
+ * general path then reports it). */
+MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X) {
   switch (ws->leg_len) {  /* the loops over a leg unrolled */
-    case 3: return minv_legs_c(ws, 3, M, X);
-    case 2: return minv_legs_c(ws, 2, M, X);
-    default: return minv_legs_c(ws, ws->leg_len, M, X);
+    case 3: return minv_legs_c(ws, 3, Mc, X);
+    case 2: return minv_legs_c(ws, 2, Mc, X);
+    default: return minv_legs_c(ws, ws->leg_len, Mc, X);
   }
 }
 #else
-bool mbt__minv_legs(const mbt_derivatives_workspace* ws, const mbt_real* M, mbt_real* X) {
-  (void)ws, (void)M, (void)X;
+bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X) {
+  (void)ws, (void)Mc, (void)X;
   return false;
 }
 #endif
