@@ -11,6 +11,7 @@
  * with X_iB the base's block (the same in every lane), X_is for s in the leg's own rows its X_sB
  * (symmetry), and for s in another leg l' that leg's X_sB: lane l' moved to lane l by a rotation
  * of the lanes (rotations by 1 and 2 cover the pairs of four legs). */
+#include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
 #ifdef MBT__AVX2
@@ -112,18 +113,20 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_factor(int B, int c, v4 A[LEGS
   return true;
 }
 
+/* The sum of lanes [0, B). */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES mbt_real lanes_sum(v4 u, int B) {
+  return B == 4 ? (u[0] + u[1]) + (u[2] + u[3]) : B == 3 ? (u[0] + u[1]) + u[2] : u[0] + u[1];
+}
+
 /* The base block's factor and inverse: Lb = M_BB − Σ_lanes U, factored tip to base, then its
- * inverse into Xb (6×6, both triangles). False at a pivot that fails. */
-MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(mbt_real Mb[6][6], int B, v4 U[6][6], mbt_real Xb[6][6]) {
-  mbt_real Lb[6][6], dinv[6];
+ * inverse into Xb (6×6, both triangles); Lb's lower triangle L's, dinv = 1/d. False at a pivot that
+ * fails. */
+MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(mbt_real Mb[6][6], int B, v4 U[6][6], mbt_real Lb[6][6],
+                                                     mbt_real dinv[6], mbt_real Xb[6][6]) {
   #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i)
     #pragma GCC unroll 6
-    for (int j = 0; j <= i; ++j) {
-      const v4 u = U[i][j];
-      const mbt_real sum = B == 4 ? (u[0] + u[1]) + (u[2] + u[3]) : B == 3 ? (u[0] + u[1]) + u[2] : u[0] + u[1];
-      Lb[i][j] = Mb[i][j] - sum;
-    }
+    for (int j = 0; j <= i; ++j) Lb[i][j] = Mb[i][j] - lanes_sum(U[i][j], B);
   #pragma GCC unroll 6
   for (int k = 5; k >= 0; --k) {
     const mbt_real d = Lb[k][k];
@@ -256,6 +259,78 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store(const mbt_derivatives_wo
     for (int j = 0; j < 6; ++j) X[(size_t)i * nv + (size_t)j] = Xb[i][j];
 }
 
+/* x = M⁻¹·b by the factor, legs in lanes (bt, xt; lanes from B on unused) and base (bb, xb):
+ * Lᵀ·w = b tip to base (w_k = b_k − Σ_{i below k} L_ik·w_i), then L·x = D⁻¹·w base to tip. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_solve(int B, int c, v4 A[LEGS_MAX_C][LEGS_MAX_C],
+                                                       v4 C[LEGS_MAX_C][6], const v4* Dv, mbt_real Lb[6][6],
+                                                       const mbt_real* dinv, const v4* bt, const mbt_real* bb,
+                                                       v4* xt, mbt_real* xb) {
+  v4 w[LEGS_MAX_C];
+  mbt_real wb[6];
+  for (int t = c - 1; t >= 0; --t) {
+    w[t] = bt[t];
+    for (int u = t + 1; u < c; ++u) w[t] -= A[u][t] * w[u];
+  }
+  for (int i = 5; i >= 0; --i) {
+    v4 sum = C[0][i] * w[0];
+    for (int t = 1; t < c; ++t) sum += C[t][i] * w[t];
+    wb[i] = bb[i] - lanes_sum(sum, B);
+    for (int j = i + 1; j < 6; ++j) wb[i] -= Lb[j][i] * wb[j];
+  }
+  for (int i = 0; i < 6; ++i) {
+    xb[i] = wb[i] * dinv[i];
+    for (int j = 0; j < i; ++j) xb[i] -= Lb[i][j] * xb[j];
+  }
+  for (int t = 0; t < c; ++t) {
+    v4 x = w[t] * Dv[t];
+    for (int i = 0; i < 6; ++i) x -= C[t][i] * xb[i];
+    for (int u = 0; u < t; ++u) x -= A[t][u] * xt[u];
+    xt[t] = x;
+  }
+}
+
+/* r = b − M·x with M's entries A0 (u ≤ t), C0 and Mb (j ≤ i), in the layout of legs_solve. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_residual(int B, int c, v4 A0[LEGS_MAX_C][LEGS_MAX_C],
+                                                          v4 C0[LEGS_MAX_C][6], mbt_real Mb[6][6], const v4* bt,
+                                                          const mbt_real* bb, const v4* xt, const mbt_real* xb,
+                                                          v4* rt, mbt_real* rb) {
+  for (int t = 0; t < c; ++t) {
+    v4 r = bt[t];
+    for (int i = 0; i < 6; ++i) r -= C0[t][i] * xb[i];
+    for (int u = 0; u < c; ++u) r -= (u <= t ? A0[t][u] : A0[u][t]) * xt[u];
+    rt[t] = r;
+  }
+  for (int i = 0; i < 6; ++i) {
+    v4 sum = C0[0][i] * xt[0];
+    for (int t = 1; t < c; ++t) sum += C0[t][i] * xt[t];
+    mbt_real r = bb[i] - lanes_sum(sum, B);
+    for (int j = 0; j < 6; ++j) r -= (j <= i ? Mb[i][j] : Mb[j][i]) * xb[j];
+    rb[i] = r;
+  }
+}
+
+/* vdot = −M⁻¹·tau0 by the factor, refined once (vdot −= M⁻¹·(M·vdot + tau0)), as
+ * ltdl_forward_dynamics (derivatives_fd.c) does with M⁻¹. */
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_forward_dynamics(
+    const mbt_derivatives_workspace* ws, int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6], const v4* Dv,
+    mbt_real Lb[6][6], const mbt_real* dinv, v4 A0[LEGS_MAX_C][LEGS_MAX_C], v4 C0[LEGS_MAX_C][6], mbt_real Mb[6][6],
+    const mbt_real* tau0, mbt_real* vdot) {
+  const int B = ws->legs;
+  v4 bt[LEGS_MAX_C], yt[LEGS_MAX_C], rt[LEGS_MAX_C], dt[LEGS_MAX_C];
+  mbt_real yb[6], rb[6], db[6];
+  int k[4];
+  for (int l = 0; l < 4; ++l) k[l] = 6 + (l < B ? l : 0) * c;
+  for (int t = 0; t < c; ++t) bt[t] = (v4){tau0[k[0] + t], tau0[k[1] + t], tau0[k[2] + t], tau0[k[3] + t]};
+  legs_solve(B, c, A, C, Dv, Lb, dinv, bt, tau0, yt, yb);  /* y = M⁻¹·tau0 = −vdot */
+  legs_residual(B, c, A0, C0, Mb, bt, tau0, yt, yb, rt, rb);
+  legs_solve(B, c, A, C, Dv, Lb, dinv, rt, rb, dt, db);
+  for (int i = 0; i < 6; ++i) vdot[i] = -(yb[i] + db[i]);
+  for (int t = 0; t < c; ++t) {
+    const v4 x = -(yt[t] + dt[t]);
+    for (int l = 0; l < B; ++l) vdot[k[l] + t] = x[l];
+  }
+}
+
 /* M's rows into Mc (row k: k and its ancestors; the entries of a leg's row on its own leg after
  * k zero). */
 MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store_mass(const mbt_derivatives_workspace* ws, int c,
@@ -277,14 +352,18 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store_mass(const mbt_derivativ
 
 /* mbt__minv_legs for legs of c velocities. */
 MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_workspace* ws, int c, mbt_real* Mc,
-                                                        mbt_real* X) {
+                                                        mbt_real* X, const mbt_real* tau0, mbt_real* vdot) {
   const int B = ws->legs;
   v4 A[LEGS_MAX_C][LEGS_MAX_C], C[LEGS_MAX_C][6], Dv[LEGS_MAX_C], U[6][6];
   v4 XB[LEGS_MAX_C][6], XL[LEGS_MAX_C][LEGS_MAX_C];
   mbt_real Mb[6][6], Xb[6][6];
+  v4 A0[LEGS_MAX_C][LEGS_MAX_C], C0[LEGS_MAX_C][6];
+  mbt_real Lb[6][6], dinv[6];
   legs_mass_rows(ws, c, A, C, Mb);
   legs_store_mass(ws, c, A, C, Mb, Mc);
-  if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(Mb, B, U, Xb)) return false;
+  memcpy(A0, A, sizeof A0), memcpy(C0, C, sizeof C0);
+  if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(Mb, B, U, Lb, dinv, Xb)) return false;
+  if (vdot) legs_forward_dynamics(ws, c, A, C, Dv, Lb, dinv, A0, C0, Mb, tau0, vdot);
   legs_inverse(c, A, C, Dv, Xb, XB, XL);
   legs_store(ws, c, Xb, XB, XL, X);
   legs_cross(ws, c, 1, A, C, XB, X);
@@ -293,18 +372,20 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_w
 }
 
 /* M⁻¹ into X, and M's rows into Mc as ancestor_mass_rows (derivatives_fd.c) writes them, from
- * ws->S and ws->SI; no velocity locked. False at a pivot that fails (X partly written: the
+ * ws->S and ws->SI, and vdot = −M⁻¹·tau0 (refined once) unless vdot is NULL; no velocity locked. False at a pivot that fails (X partly written: the
  * general path then reports it). */
-MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X) {
+MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X,
+                                         const mbt_real* tau0, mbt_real* vdot) {
   switch (ws->leg_len) {  /* the loops over a leg unrolled */
-    case 3: return minv_legs_c(ws, 3, Mc, X);
-    case 2: return minv_legs_c(ws, 2, Mc, X);
-    default: return minv_legs_c(ws, ws->leg_len, Mc, X);
+    case 3: return minv_legs_c(ws, 3, Mc, X, tau0, vdot);
+    case 2: return minv_legs_c(ws, 2, Mc, X, tau0, vdot);
+    default: return minv_legs_c(ws, ws->leg_len, Mc, X, tau0, vdot);
   }
 }
 #else
-bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X) {
-  (void)ws, (void)Mc, (void)X;
+bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X, const mbt_real* tau0,
+                    mbt_real* vdot) {
+  (void)ws, (void)Mc, (void)X, (void)tau0, (void)vdot;
   return false;
 }
 #endif
