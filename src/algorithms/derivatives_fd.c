@@ -980,9 +980,8 @@ static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivative
                           const mbt_real* tau0, mbt_real* vdot, bool* vdot_done) {
   if (ws->minv_ltdl && ws->minv_dense && !ctx->any_locked) return chain_minv(tree, ctx, ws, Minv);
   if (ws->minv_ltdl) {  /* the factor in ws->PA, M after it */
-    if (ws->legs && ws->avx2 && !ctx->any_locked &&
-        mbt__minv_legs(ws, ws->PA + (size_t)ws->nv * (size_t)ws->nv, Minv, tau0, vdot)) {
-      *vdot_done = vdot != NULL;
+    if (ws->legs && ws->avx2 && !ctx->any_locked && mbt__minv_legs(ws, Minv, tau0, vdot)) {
+      *vdot_done = vdot != NULL;  /* a floating base with equal legs (derivatives_legs.c) */
       return MBT_OK;
     }
     ancestor_mass_rows(ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);

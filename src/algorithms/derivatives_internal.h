@@ -193,12 +193,10 @@ bool mbt__minv_dense(const mbt_derivatives_workspace* ws);
 /* True, with B and c in *legs and *leg_len, where ws's tree is a floating base with equal legs for
  * mbt__minv_legs (derivatives_legs.c; ws->up, minv_ltdl and minv_dense set). */
 bool mbt__equal_legs(const mbt_derivatives_workspace* ws, int* legs, int* leg_len);
-/* M⁻¹ into X (nv×nv) and M's lower ancestor entries into Mc (row k, columns k and its ancestors)
- * from ws->S and ws->SI, with the legs in the lanes of 4-wide registers (ws->legs ≥ 2, AVX2, no
+/* M⁻¹ into X (nv×nv) from ws->S and ws->SI (M's entries), with the legs in the lanes of 4-wide registers (ws->legs ≥ 2, AVX2, no
  * velocity locked), and unless vdot is NULL v̇ = −M⁻¹·tau0 by the factor, refined once; false at a
  * pivot that fails the LᵀDL factor's test (X then partly written). */
-bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X, const mbt_real* tau0,
-                    mbt_real* vdot);
+bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* X, const mbt_real* tau0, mbt_real* vdot);
 
 /* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
  * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */

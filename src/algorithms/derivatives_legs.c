@@ -331,28 +331,9 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_forward_dynamics(
   }
 }
 
-/* M's rows into Mc (row k: k and its ancestors; the entries of a leg's row on its own leg after
- * k zero). */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_store_mass(const mbt_derivatives_workspace* ws, int c,
-                                                            v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
-                                                            mbt_real Mb[6][6], mbt_real* Mc) {
-  const size_t nv = (size_t)ws->nv;
-  int row[4], col[4];
-  for (int t = 0; t < c; ++t) {
-    for (int l = 0; l < 4; ++l) row[l] = l < ws->legs ? 6 + l * c + t : -1, col[l] = 0;
-    lanes_store(4, C[t], Mc, nv, row, col);
-    for (int l = 0; l < 4; ++l) col[l] = 2;
-    lanes_store(4, C[t] + 2, Mc, nv, row, col);
-    for (int l = 0; l < 4; ++l) col[l] = 6 + l * c;
-    lanes_store(c, A[t], Mc, nv, row, col);
-  }
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j <= i; ++j) Mc[(size_t)i * nv + (size_t)j] = Mb[i][j];
-}
-
 /* mbt__minv_legs for legs of c velocities. */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_workspace* ws, int c, mbt_real* Mc,
-                                                        mbt_real* X, const mbt_real* tau0, mbt_real* vdot) {
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_workspace* ws, int c, mbt_real* X,
+                                                        const mbt_real* tau0, mbt_real* vdot) {
   const int B = ws->legs;
   v4 A[LEGS_MAX_C][LEGS_MAX_C], C[LEGS_MAX_C][6], Dv[LEGS_MAX_C], U[6][6];
   v4 XB[LEGS_MAX_C][6], XL[LEGS_MAX_C][LEGS_MAX_C];
@@ -360,7 +341,6 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_w
   v4 A0[LEGS_MAX_C][LEGS_MAX_C], C0[LEGS_MAX_C][6];
   mbt_real Lb[6][6], dinv[6];
   legs_mass_rows(ws, c, A, C, Mb);
-  legs_store_mass(ws, c, A, C, Mb, Mc);
   memcpy(A0, A, sizeof A0), memcpy(C0, C, sizeof C0);
   if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(Mb, B, U, Lb, dinv, Xb)) return false;
   if (vdot) legs_forward_dynamics(ws, c, A, C, Dv, Lb, dinv, A0, C0, Mb, tau0, vdot);
@@ -371,21 +351,19 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_w
   return true;
 }
 
-/* M⁻¹ into X, and M's rows into Mc as ancestor_mass_rows (derivatives_fd.c) writes them, from
- * ws->S and ws->SI, and vdot = −M⁻¹·tau0 (refined once) unless vdot is NULL; no velocity locked. False at a pivot that fails (X partly written: the
+/* M⁻¹ into X from ws->S and ws->SI, and vdot = −M⁻¹·tau0 (refined once) unless vdot is NULL; no velocity locked. False at a pivot that fails (X partly written: the
  * general path then reports it). */
-MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X,
-                                         const mbt_real* tau0, mbt_real* vdot) {
+MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* X, const mbt_real* tau0,
+                                         mbt_real* vdot) {
   switch (ws->leg_len) {  /* the loops over a leg unrolled */
-    case 3: return minv_legs_c(ws, 3, Mc, X, tau0, vdot);
-    case 2: return minv_legs_c(ws, 2, Mc, X, tau0, vdot);
-    default: return minv_legs_c(ws, ws->leg_len, Mc, X, tau0, vdot);
+    case 3: return minv_legs_c(ws, 3, X, tau0, vdot);
+    case 2: return minv_legs_c(ws, 2, X, tau0, vdot);
+    default: return minv_legs_c(ws, ws->leg_len, X, tau0, vdot);
   }
 }
 #else
-bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* Mc, mbt_real* X, const mbt_real* tau0,
-                    mbt_real* vdot) {
-  (void)ws, (void)Mc, (void)X, (void)tau0, (void)vdot;
+bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* X, const mbt_real* tau0, mbt_real* vdot) {
+  (void)ws, (void)X, (void)tau0, (void)vdot;
   return false;
 }
 #endif
