@@ -776,6 +776,40 @@ static void test_equal_legs(void** state) {
   }
 }
 
+/* Four legs of three links on a floating base, leg 2's tip a point mass on its axis: M is
+ * singular at velocity 14; the legs' kernel hands the call to the general path, which names it. */
+static void test_equal_legs_singular(void** state) {
+  (void)state;
+  tu_seed(13);
+  mbt_tree* tree = mbt_tree_create();
+  const int base = tu_add_body_with_mobilizer(tree, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, false);
+  assert_true(base > 0);
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0, parent = base; t < 3; ++t) {
+      char name[32];
+      snprintf(name, sizeof name, "leg%d_%d", b, t);
+      parent = b == 2 && t == 2 ? tu_add_link(tree, name, parent, 0.1, 1.0, 0, 0.01, 0, 0.01)
+                                : tu_add_link(tree, name, parent, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
+      assert_true(parent > 0);
+    }
+  if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+  fx* f = fx_create(tree);
+  f->ws->minv_ltdl = true;
+  mbt__equal_legs(f->ws, &f->ws->legs, &f->ws->leg_len);
+  assert_int_equal(f->ws->legs, 4);
+  fx_randomize(f);
+  const int nv = f->nv;
+  mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
+  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 14");
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
+                                                         A + 2 * nv * nv),
+                   MBT_ERR_SINGULAR);
+  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 14");
+  free(A);
+  fx_destroy(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_id_derivatives),          cmocka_unit_test(test_dv_identities),
@@ -785,6 +819,7 @@ int main(void) {
       cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_kernels_agree),
       cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
       cmocka_unit_test(test_singular_chain),          cmocka_unit_test(test_equal_legs),
+      cmocka_unit_test(test_equal_legs_singular),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* derivatives_legs.c: M⁻¹ of a floating base with equal legs, the legs in the lanes of a 4-wide
- * register (ws->legs: the velocities [0, 6) a run from the root, then B ≤ 4 chains of c ≤ 4
+/* derivatives_legs.c: M⁻¹ and v̇ of a floating base with equal legs, the legs in the lanes of a
+ * 4-wide register (ws->legs: the velocities [0, 6) a run from the root, then B ≤ 4 chains of c ≤ 4
  * velocities each, all hanging from velocity 5, as a quadruped's legs).
  *
  * The LᵀDL factor of M (derivatives_fd.c: M = Lᵀ·D·L, tip to base) does on each leg the same
@@ -10,7 +10,8 @@
  *   X_tB = −Σ_{u<t} A_tu·X_uB − Σ_i C_ti·X_iB,   X_ts = −Σ_{u<t} A_tu·X_us − Σ_i C_ti·X_is,
  * with X_iB the base's block (the same in every lane), X_is for s in the leg's own rows its X_sB
  * (symmetry), and for s in another leg l' that leg's X_sB: lane l' moved to lane l by a rotation
- * of the lanes (rotations by 1 and 2 cover the pairs of four legs). */
+ * of the lanes (rotations by 1 and 2 cover the pairs of four legs). M's entries come from S and
+ * Ic·S in the same lanes, and v̇ from the factor by two triangular solves, refined once. */
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
@@ -89,8 +90,8 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_pivots_ok(v4 d, v4 Mkk, int B)
 
 /* The legs' part of the factor, tip to base (derivatives_fd.c's ltdl_factor in lanes): A and C
  * become L's, Dv = 1/d, U the legs' updates of the base block (lane l: leg l's). */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_factor(int B, int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
-                                             v4* Dv, v4 U[6][6]) {
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool legs_factor(int B, int c, v4 A[LEGS_MAX_C][LEGS_MAX_C],
+                                                        v4 C[LEGS_MAX_C][6], v4* Dv, v4 U[6][6]) {
   v4 Mkk[LEGS_MAX_C];  /* M's diagonal, for the pivots' test */
   for (int t = 0; t < c; ++t) Mkk[t] = A[t][t];
   for (int t = c - 1; t >= 0; --t) {
@@ -161,8 +162,9 @@ MBT__AVX2_ATTRIBUTES static bool base_factor_inverse(mbt_real Mb[6][6], int B, v
 }
 
 /* The legs' rows of M⁻¹ on the base (XB) and on their own leg (XL, both triangles). */
-MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_inverse(int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6], const v4* Dv,
-                                     mbt_real Xb[6][6], v4 XB[LEGS_MAX_C][6], v4 XL[LEGS_MAX_C][LEGS_MAX_C]) {
+MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES void legs_inverse(int c, v4 A[LEGS_MAX_C][LEGS_MAX_C], v4 C[LEGS_MAX_C][6],
+                                                         const v4* Dv, mbt_real Xb[6][6], v4 XB[LEGS_MAX_C][6],
+                                                         v4 XL[LEGS_MAX_C][LEGS_MAX_C]) {
   for (int t = 0; t < c; ++t) {
     for (int j = 0; j < 6; ++j) {
       v4 x = {0, 0, 0, 0};
@@ -351,8 +353,9 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_w
   return true;
 }
 
-/* M⁻¹ into X from ws->S and ws->SI, and vdot = −M⁻¹·tau0 (refined once) unless vdot is NULL; no velocity locked. False at a pivot that fails (X partly written: the
- * general path then reports it). */
+/* M⁻¹ into X from ws->S and ws->SI, and vdot = −M⁻¹·tau0 (refined once) unless vdot is NULL; no
+ * velocity locked. False at a pivot that fails (X partly written: the general path then reports
+ * it). */
 MBT__AVX2_ATTRIBUTES bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* X, const mbt_real* tau0,
                                          mbt_real* vdot) {
   switch (ws->leg_len) {  /* the loops over a leg unrolled */
