@@ -12,7 +12,6 @@
  * (symmetry), and for s in another leg l' that leg's X_sB: lane l' moved to lane l by a rotation
  * of the lanes (rotations by 1 and 2 cover the pairs of four legs). M's entries come from S and
  * Ic·S in the same lanes, and v̇ from the factor by two triangular solves, refined once. */
-#include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
 #ifdef MBT__AVX2
@@ -343,7 +342,10 @@ MBT__ALWAYS_INLINE MBT__AVX2_ATTRIBUTES bool minv_legs_c(const mbt_derivatives_w
   v4 A0[LEGS_MAX_C][LEGS_MAX_C], C0[LEGS_MAX_C][6];
   mbt_real Lb[6][6], dinv[6];
   legs_mass_rows(ws, c, A, C, Mb);
-  memcpy(A0, A, sizeof A0), memcpy(C0, C, sizeof C0);
+  for (int t = 0; vdot && t < c; ++t) {  /* M's entries for v̇'s residual (not memcpy: rep movsq) */
+    for (int u = 0; u <= t; ++u) A0[t][u] = A[t][u];
+    for (int i = 0; i < 6; ++i) C0[t][i] = C[t][i];
+  }
   if (!legs_factor(B, c, A, C, Dv, U) || !base_factor_inverse(Mb, B, U, Lb, dinv, Xb)) return false;
   if (vdot) legs_forward_dynamics(ws, c, A, C, Dv, Lb, dinv, A0, C0, Mb, tau0, vdot);
   legs_inverse(c, A, C, Dv, Xb, XB, XL);
