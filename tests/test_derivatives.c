@@ -710,6 +710,126 @@ static void test_revolute_chains(void** state) {
   }
 }
 
+/* A floating base with `legs` legs of the given numbers of revolute velocities each (random
+ * inertias and frames). */
+static mbt_tree* make_legged_tree(int legs, const int* len) {
+  mbt_tree* tree = mbt_tree_create();
+  const int base = tu_add_body_with_mobilizer(tree, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, false);
+  assert_true(base > 0);
+  for (int b = 0; b < legs; ++b)
+    for (int t = 0, parent = base; t < len[b]; ++t) {
+      char name[32];
+      snprintf(name, sizeof name, "leg%d_%d", b, t);
+      parent = tu_add_body_with_mobilizer(tree, name, parent, MBT_MOBILIZER_REVOLUTE, false);
+      assert_true(parent > 0);
+    }
+  if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+  return tree;
+}
+
+/* M⁻¹ and ∂v̇ with the legs in lanes (ws->legs) equal those of the general LᵀDL path to round-off
+ * (the tolerance of check_kernels), and M·M⁻¹ = I to 1e-11. */
+static void check_equal_legs(fx* f, const char* name, int legs, int leg_len) {
+  const int nv = f->nv;
+  const size_t nn = (size_t)nv * (size_t)nv;
+  f->ws->minv_ltdl = true;  /* the kernel is taken on the LᵀDL path */
+  mbt__equal_legs(f->ws, &f->ws->legs, &f->ws->leg_len);
+  assert_int_equal(f->ws->legs, legs);
+  assert_int_equal(f->ws->leg_len, leg_len);
+  mbt_real* X[2][3];
+  for (int s = 0; s < 2; ++s)
+    for (int i = 0; i < 3; ++i) X[s][i] = calloc(nn, sizeof(mbt_real));
+  mbt_real vd[2][TU_NMAX];
+  fx_randomize(f);
+  for (int s = 0; s < 2; ++s) {
+    f->ws->legs = s == 0 ? 0 : legs;  /* s = 0: the general path */
+    assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, vd[s], X[s][0], X[s][1],
+                                                           X[s][2]),
+                     MBT_OK);
+  }
+  mbt_real* M = calloc(nn, sizeof *M);
+  assert_int_equal(mbt_calc_mass_matrix(f->tree, f->ctx, M), MBT_OK);
+  const double cond1 = matrix_norm1(M, nv) * matrix_norm1(X[0][2], nv), tol = fmax(1e-12, 2 * cond1 * DBL_EPSILON);
+  for (int i = 0; i < 3; ++i) {
+    const double scale = tu_max_abs(X[0][i], nv * nv);
+    for (size_t e = 0; e < nn; ++e) tu_assert_rel(X[1][i][e], X[0][i][e], scale, tol, name);
+  }
+  for (int k = 0; k < nv; ++k) tu_assert_rel(vd[1][k], vd[0][k], tu_max_abs(vd[0], nv), 1e-12, name);
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j) {
+      double mm = 0;
+      for (int k = 0; k < nv; ++k) mm += M[i * nv + k] * X[1][2][k * nv + j];
+      tu_assert_rel(mm, i == j, 1, 1e-11, name);
+    }
+  /* M⁻¹ on its own, and with ws->avx2 cleared (the general path's baseline). */
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, M), MBT_OK);
+  assert_matrix_near(M, X[1][2], nv, 1e-12, "Minv", name);
+  f->ws->avx2 = f->ws->avx512 = false;
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, M), MBT_OK);
+  for (size_t e = 0; e < nn; ++e) tu_assert_rel(M[e], X[0][2][e], tu_max_abs(X[0][2], nv * nv), tol, name);
+  free(M);
+  for (int s = 0; s < 2; ++s)
+    for (int i = 0; i < 3; ++i) free(X[s][i]);
+}
+
+/* Solo12 and built floating bases with 2, 3 and 4 equal legs of 1 to 4 velocities take the
+ * kernel; unequal legs, more than four legs or legs of more than four velocities do not. */
+static void test_equal_legs(void** state) {
+  (void)state;
+  tu_seed(12);
+  fx* f = fx_create(load_model("solo12", tu_model_flags("solo12") | MBT_URDF_FLOATING));
+  check_equal_legs(f, "solo12", 4, 3);
+  fx_destroy(f);
+  const struct {
+    int legs, len[6], expect_legs, expect_len;
+  } cases[] = {
+      {2, {3, 3}, 2, 3},          {3, {2, 2, 2}, 3, 2},          {4, {4, 4, 4, 4}, 4, 4},
+      {4, {1, 1, 1, 1}, 4, 1},    {4, {3, 3, 2, 3}, 0, 0},       {6, {3, 3, 3, 3, 3, 3}, 0, 0},
+      {2, {5, 5}, 0, 0},          {3, {3, 3, 4}, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char name[64];
+    snprintf(name, sizeof name, "%d legs of %d, %d, ... velocities", cases[i].legs, cases[i].len[0], cases[i].len[1]);
+    f = fx_create(make_legged_tree(cases[i].legs, cases[i].len));
+    check_equal_legs(f, name, cases[i].expect_legs, cases[i].expect_len);
+    fx_destroy(f);
+  }
+}
+
+/* Four legs of three links on a floating base, leg 2's tip a point mass on its axis: M is
+ * singular at velocity 14; the legs' kernel hands the call to the general path, which names it. */
+static void test_equal_legs_singular(void** state) {
+  (void)state;
+  tu_seed(13);
+  mbt_tree* tree = mbt_tree_create();
+  const int base = tu_add_body_with_mobilizer(tree, "base", 0, MBT_MOBILIZER_QUATERNION_FLOATING, false);
+  assert_true(base > 0);
+  for (int b = 0; b < 4; ++b)
+    for (int t = 0, parent = base; t < 3; ++t) {
+      char name[32];
+      snprintf(name, sizeof name, "leg%d_%d", b, t);
+      parent = b == 2 && t == 2 ? tu_add_link(tree, name, parent, 0.1, 1.0, 0, 0.01, 0, 0.01)
+                                : tu_add_link(tree, name, parent, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
+      assert_true(parent > 0);
+    }
+  if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+  fx* f = fx_create(tree);
+  f->ws->minv_ltdl = true;
+  mbt__equal_legs(f->ws, &f->ws->legs, &f->ws->leg_len);
+  assert_int_equal(f->ws->legs, 4);
+  fx_randomize(f);
+  const int nv = f->nv;
+  mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
+  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 14");
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
+                                                         A + 2 * nv * nv),
+                   MBT_ERR_SINGULAR);
+  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 14");
+  free(A);
+  fx_destroy(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_id_derivatives),          cmocka_unit_test(test_dv_identities),
@@ -719,6 +839,7 @@ int main(void) {
       cmocka_unit_test(test_bias_acceleration),       cmocka_unit_test(test_kernels_agree),
       cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
       cmocka_unit_test(test_singular_chain),          cmocka_unit_test(test_revolute_chains),
+      cmocka_unit_test(test_equal_legs),              cmocka_unit_test(test_equal_legs_singular),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

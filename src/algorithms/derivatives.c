@@ -203,6 +203,7 @@ mbt_derivatives_workspace* mbt_derivatives_workspace_create(const mbt_tree* tree
   }
   ws->minv_dense = mbt__minv_dense(ws);
   ws->minv_ltdl = mbt__minv_by_ltdl(ws);
+  mbt__equal_legs(ws, &ws->legs, &ws->leg_len);
   return ws;
 }
 

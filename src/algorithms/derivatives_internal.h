@@ -152,6 +152,10 @@ struct mbt_derivatives_workspace {
   int zero_rows_from;           /* the first row of ∂tau/∂(q, v) with an entry off its velocity's
                                    path (in another branch), which the passes leave to be cleared
                                    (nv if none: a chain); the rows before it they write whole */
+  int legs, leg_len;            /* on the LᵀDL path, B ≥ 2 and c where the velocities [0, 6) run from
+                                   the root and B ≤ 4 chains of c ≤ 4 velocities hang from velocity
+                                   5 (a quadruped's legs: M⁻¹ with the legs in lanes,
+                                   derivatives_legs.c); 0 and 0 otherwise */
 };
 
 /* Checks tree, context and workspace belong together (message in the context). */
@@ -189,6 +193,13 @@ bool mbt__minv_by_ltdl(mbt_derivatives_workspace* ws);
 /* True when the LᵀDL path runs by dense blocks of rows on ws's tree (derivatives_fd.c; ws->chain
  * and ws->avx2 set). */
 bool mbt__minv_dense(const mbt_derivatives_workspace* ws);
+/* True, with B and c in *legs and *leg_len, where ws's tree is a floating base with equal legs for
+ * mbt__minv_legs (derivatives_legs.c; ws->up, minv_ltdl and minv_dense set). */
+bool mbt__equal_legs(const mbt_derivatives_workspace* ws, int* legs, int* leg_len);
+/* M⁻¹ into X (nv×nv) from ws->S and ws->SI (M's entries), with the legs in the lanes of 4-wide registers (ws->legs ≥ 2, AVX2, no
+ * velocity locked), and unless vdot is NULL v̇ = −M⁻¹·tau0 by the factor, refined once; false at a
+ * pivot that fails the LᵀDL factor's test (X then partly written). */
+bool mbt__minv_legs(const mbt_derivatives_workspace* ws, mbt_real* X, const mbt_real* tau0, mbt_real* vdot);
 
 /* Y = −Minv·X (nv×nv) for X a ∂tau_ID/∂(q, v), skipping the rows of X that are zero off the
  * root paths (derivatives_simd.c: AVX2/FMA blocks where the processor has them). */
