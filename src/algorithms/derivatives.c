@@ -1094,12 +1094,12 @@ MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivat
     v4 c[6], X[6];
     for (int r = 0; r < 6; ++r) c[r] = (v4){0, 0, 0, 0};
     int i0 = nl - 4;
-    for (; i0 >= 1; i0 -= 4) chain_vdot_rows4(ws, i0, all, c, X, dq, dv);
+    for (; i0 >= 1; i0 -= 4) chain_vdot_rows4(ws, i0, &all, c, X, dq, dv);
     const int n = i0 + 3; /* the nodes 1..n left, n < 4; the block after them starts at n + 1 */
     if (n > 0) {
       const v4 own = {1, n > 1, n > 2, 0};
       for (int r = 0; r < 6; ++r) c[r] = all * X[r][4 - n]; /* the sum from node 5 on */
-      chain_vdot_rows4(ws, 1, own, c, X, dq, dv);
+      chain_vdot_rows4(ws, 1, &own, c, X, dq, dv);
     }
     return;
   }

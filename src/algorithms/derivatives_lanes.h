@@ -378,7 +378,7 @@ MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k
  * earlier block), ΔF = Ib·ΔA summed tip to base onto F from the sum below the block (c in every
  * lane: the first node's then; the running sums lane l of X), then the rows of ws->J with B and
  * F at v̇. */
-MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, v4 own, v4* c, v4* X,
+MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, const v4* own, v4* c, v4* X,
                                          mbt_real* dq, mbt_real* dv) {
   const int k0 = i0 - 1;
   const v4 z = {0, 0, 0, 0};
@@ -396,7 +396,7 @@ MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, 
   load6x4(ws->S[k0], S);
   load6x4(ws->Bk[k0], B);
   cross4(S, dA, t);
-  for (int r = 0; r < 6; ++r) B[r] -= t[r] * own;
+  for (int r = 0; r < 6; ++r) B[r] -= t[r] * *own;
   store6x4(B, ws->Bk[k0]);
   load6x4(ws->SI[k0], SI);
   load_moments4(&ws->Ic[i0], I);
