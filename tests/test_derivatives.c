@@ -796,8 +796,10 @@ static void test_equal_legs(void** state) {
   }
 }
 
-/* Four legs of three links on a floating base, leg 2's tip a point mass on its axis: M is
- * singular at velocity 14; the legs' kernel hands the call to the general path, which names it. */
+/* Four legs of three links on a floating base, leg 2's middle link a point mass on its axis and
+ * its tip turning about the same axis through the same point (large inertia about it, so that
+ * M's round-off is small against the pivot's terms, as in test_singular_chain): M is singular at
+ * velocity 13; the legs' kernel hands the call to the general path, which names it. */
 static void test_equal_legs_singular(void** state) {
   (void)state;
   tu_seed(13);
@@ -808,8 +810,12 @@ static void test_equal_legs_singular(void** state) {
     for (int t = 0, parent = base; t < 3; ++t) {
       char name[32];
       snprintf(name, sizeof name, "leg%d_%d", b, t);
-      parent = b == 2 && t == 2 ? tu_add_link(tree, name, parent, 0.1, 1.0, 0, 0.01, 0, 0.01)
-                                : tu_add_link(tree, name, parent, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
+      if (b == 2 && t == 1)
+        parent = tu_add_link(tree, name, parent, 0.1, 1.0, 0, 0.01, 0, 0.01);
+      else if (b == 2 && t == 2)
+        parent = tu_add_link(tree, name, parent, 0, 1.0, 0.05, 0.5, 1.0, 0.6);
+      else
+        parent = tu_add_link(tree, name, parent, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
       assert_true(parent > 0);
     }
   if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
@@ -821,11 +827,11 @@ static void test_equal_legs_singular(void** state) {
   const int nv = f->nv;
   mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
   assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
-  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 14");
+  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 13");
   assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
                                                          A + 2 * nv * nv),
                    MBT_ERR_SINGULAR);
-  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 14");
+  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 13");
   free(A);
   fx_destroy(f);
 }
