@@ -646,6 +646,32 @@ static void test_no_allocation(void** state) {
   fx_destroy(f);
 }
 
+/* A link of the singular trees below (tu_add_link, about +y): kind 0 an ordinary one, 1 a point
+ * mass on its axis (no inertia about it), 2 one turning about the same axis through the same
+ * point as its parent's joint with a large inertia about it (M's round-off small against it). */
+static int add_singular_tree_link(mbt_tree* tree, const char* name, int parent, int kind) {
+  const int body = kind == 1   ? tu_add_link(tree, name, parent, 0.1, 1.0, 0, 0.01, 0, 0.01)
+                   : kind == 2 ? tu_add_link(tree, name, parent, 0, 1.0, 0.05, 0.5, 1.0, 0.6)
+                               : tu_add_link(tree, name, parent, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
+  assert_true(body > 0);
+  return body;
+}
+
+/* M⁻¹ alone and ∂v̇ both fail with MBT_ERR_SINGULAR naming velocity k. */
+static void expect_singular_at(fx* f, int k) {
+  const int nv = f->nv;
+  mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
+  char expect[64];
+  snprintf(expect, sizeof expect, "singular at velocity %d", k);
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
+  assert_contains(mbt_context_last_error(f->ctx), expect);
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
+                                                         A + 2 * nv * nv),
+                   MBT_ERR_SINGULAR);
+  assert_contains(mbt_context_last_error(f->ctx), expect);
+  free(A);
+}
+
 /* A planar chain of n links whose last two joints turn about the same axis through the same
  * point, the first of the two carrying a point mass on that axis (no inertia about it): M's
  * last two rows are equal to round-off, so M⁻¹ and ∂v̇ fail with MBT_ERR_SINGULAR at velocity
@@ -663,29 +689,13 @@ static void test_singular_chain(void** state) {
       for (int i = 0; i < n; ++i) {
         char name[16];
         snprintf(name, sizeof name, "l%d", i);
-        if (i == n - 2)
-          body = tu_add_link(tree, name, body, 0.1, 1.0, 0, 0.01, 0, 0.01);
-        else if (i == n - 1)  /* large inertia about the axis: M's round-off small against it */
-          body = tu_add_link(tree, name, body, 0, 1.0, 0.05, 0.5, 1.0, 0.6);
-        else
-          body = tu_add_link(tree, name, body, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
-        assert_true(body > 0);
+        body = add_singular_tree_link(tree, name, body, i == n - 2 ? 1 : i == n - 1 ? 2 : 0);
       }
       if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
       fx* f = fx_create(tree);
       if (base) f->ws->avx2 = f->ws->avx512 = false;
       fx_randomize(f);
-      const int nv = f->nv;
-      mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
-      char expect[64];
-      snprintf(expect, sizeof expect, "singular at velocity %d", n - 2);
-      assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
-      assert_contains(mbt_context_last_error(f->ctx), expect);
-      assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
-                                                             A + 2 * nv * nv),
-                       MBT_ERR_SINGULAR);
-      assert_contains(mbt_context_last_error(f->ctx), expect);
-      free(A);
+      expect_singular_at(f, n - 2);
       fx_destroy(f);
     }
 }
@@ -810,13 +820,7 @@ static void test_equal_legs_singular(void** state) {
     for (int t = 0, parent = base; t < 3; ++t) {
       char name[32];
       snprintf(name, sizeof name, "leg%d_%d", b, t);
-      if (b == 2 && t == 1)
-        parent = tu_add_link(tree, name, parent, 0.1, 1.0, 0, 0.01, 0, 0.01);
-      else if (b == 2 && t == 2)
-        parent = tu_add_link(tree, name, parent, 0, 1.0, 0.05, 0.5, 1.0, 0.6);
-      else
-        parent = tu_add_link(tree, name, parent, 0.1, 1.0, 0.05, 0.01, 0.02, 0.025);
-      assert_true(parent > 0);
+      parent = add_singular_tree_link(tree, name, parent, b == 2 ? t : 0);
     }
   if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
   fx* f = fx_create(tree);
@@ -824,15 +828,7 @@ static void test_equal_legs_singular(void** state) {
   mbt__equal_legs(f->ws, &f->ws->legs, &f->ws->leg_len);
   assert_int_equal(f->ws->legs, 4);
   fx_randomize(f);
-  const int nv = f->nv;
-  mbt_real* A = malloc(sizeof(mbt_real) * (size_t)(3 * nv * nv));
-  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_ERR_SINGULAR);
-  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 13");
-  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, f->vdot, A, A + nv * nv,
-                                                         A + 2 * nv * nv),
-                   MBT_ERR_SINGULAR);
-  assert_contains(mbt_context_last_error(f->ctx), "singular at velocity 13");
-  free(A);
+  expect_singular_at(f, 13);
   fx_destroy(f);
 }
 

@@ -975,13 +975,13 @@ static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_wo
 }
 
 /* M⁻¹ (nv×nv) at the state of the last pass of mbt__id_derivatives (S, Ib, Ic·S); with the legs
- * in lanes (derivatives_legs.c) also vdot = −M⁻¹·tau0 unless vdot is NULL, *vdot_done then set. */
+ * in lanes (derivatives_legs.c) also vdot = −M⁻¹·tau0 unless vdot is NULL, and then *vdot_done. */
 static int minv_recursion(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, mbt_real* Minv,
                           const mbt_real* tau0, mbt_real* vdot, bool* vdot_done) {
   if (ws->minv_ltdl && ws->minv_dense && !ctx->any_locked) return chain_minv(tree, ctx, ws, Minv);
   if (ws->minv_ltdl) {  /* the factor in ws->PA, M after it */
     if (ws->legs && ws->avx2 && !ctx->any_locked && mbt__minv_legs(ws, Minv, tau0, vdot)) {
-      *vdot_done = vdot != NULL;  /* a floating base with equal legs (derivatives_legs.c) */
+      if (vdot) *vdot_done = true;  /* a floating base with equal legs (derivatives_legs.c) */
       return MBT_OK;
     }
     ancestor_mass_rows(ctx, ws, ws->PA, ws->PA + (size_t)ws->nv * (size_t)ws->nv);
@@ -1010,8 +1010,7 @@ int mbt_calc_mass_matrix_inverse(const mbt_tree* tree, mbt_context* ctx, mbt_der
   if (st) return st;
   if (!Minv && tree->nv > 0) return mbt__context_error(ctx, MBT_ERR_INVALID_ARGUMENT, "%s: Minv is NULL", what);
   mbt__id_derivatives(tree, ctx, ws, NULL, NULL, mbt_vec3_zero(), false, NULL, NULL, NULL, NULL, NULL);
-  bool vdot_done = false;
-  return minv_recursion(tree, ctx, ws, Minv, NULL, NULL, &vdot_done);
+  return minv_recursion(tree, ctx, ws, Minv, NULL, NULL, NULL);
 }
 
 int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
@@ -1029,12 +1028,12 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
   mbt_real* Minv = dvdot_dtau ? dvdot_dtau : ws->T3;
   bool vdot_done = false;
   if ((st = minv_recursion(tree, ctx, ws, Minv, ws->rhs, ws->vdot, &vdot_done))) return st;
-  if (vdot_done)  /* by the legs' factor */
-    (void)0;
-  else if (ws->minv_ltdl)
-    ltdl_forward_dynamics(ws, Minv, ws->PA + (size_t)nv * (size_t)nv, ws->rhs, ws->vdot, ws->pa[0]);
-  else
-    articulated_solve(ctx, ws, ws->rhs, ws->vdot);
+  if (!vdot_done) {  /* else v̇ came with M⁻¹ from the legs' factor */
+    if (ws->minv_ltdl)
+      ltdl_forward_dynamics(ws, Minv, ws->PA + (size_t)nv * (size_t)nv, ws->rhs, ws->vdot, ws->pa[0]);
+    else
+      articulated_solve(ctx, ws, ws->rhs, ws->vdot);
+  }
   mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
   mbt__neg_minv_products(ws, Minv, ws->T1, dvdot_dq, ws->T2, dvdot_dv);
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
