@@ -720,6 +720,92 @@ static void test_revolute_chains(void** state) {
   }
 }
 
+/* ∂v̇/∂(q, v) of mbt_calc_forward_dynamics_derivatives equal to −M⁻¹·∂tau/∂(q, v) formed densely,
+ * ∂tau from mbt_calc_inverse_dynamics_derivatives at v̇ = FD and M⁻¹ from
+ * mbt_calc_mass_matrix_inverse, to 1e-11 of the largest entry. */
+static void check_fd_dense_identity(fx* f, const char* name) {
+  const int nv = f->nv;
+  const size_t nn = (size_t)nv * (size_t)nv;
+  mbt_real *dq = calloc(nn, sizeof *dq), *dv = calloc(nn, sizeof *dv), *Mi = calloc(nn, sizeof *Mi);
+  mbt_real *tq = calloc(nn, sizeof *tq), *tv = calloc(nn, sizeof *tv), *A = calloc(nn, sizeof *A);
+  mbt_real vd[TU_NMAX];
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, vd, dq, dv, Mi), MBT_OK);
+  assert_int_equal(mbt_calc_inverse_dynamics_derivatives(f->tree, f->ctx, f->ws, vd, f->tau, NULL, tq, tv, NULL),
+                   MBT_OK);
+  assert_int_equal(mbt_calc_mass_matrix_inverse(f->tree, f->ctx, f->ws, A), MBT_OK);
+  double sq = 0, sv = 0;
+  for (size_t i = 0; i < nn; ++i) sq = fmax(sq, fabs(dq[i])), sv = fmax(sv, fabs(dv[i]));
+  for (int i = 0; i < nv; ++i)
+    for (int j = 0; j < nv; ++j) {
+      double pq = 0, pv = 0;
+      for (int k = 0; k < nv; ++k) pq -= A[i * nv + k] * tq[k * nv + j], pv -= A[i * nv + k] * tv[k * nv + j];
+      tu_assert_rel(dq[i * nv + j], pq, sq, 1e-11, name);
+      tu_assert_rel(dv[i * nv + j], pv, sv, 1e-11, name);
+    }
+  free(dq), free(dv), free(Mi), free(tq), free(tv), free(A);
+}
+
+/* A chain of n revolute joints (random inertias, frames and axes) with springs on the first, the
+ * middle and the last joint. */
+static mbt_tree* make_spring_chain(int n) {
+  mbt_tree* tree = mbt_tree_create();
+  assert_non_null(tree);
+  int parent = 0, joint[TU_NMAX];
+  for (int i = 0; i < n; ++i) {
+    char name[16];
+    const mbt_spatial_inertia M = tu_rand_inertia();
+    snprintf(name, sizeof name, "p%d", i);
+    const int body = mbt_tree_add_rigid_body(tree, name, &M);
+    assert_true(body > 0);
+    const mbt_transform X_PF = tu_rand_transform(0.5), X_BM = tu_rand_transform(0.5);
+    snprintf(name, sizeof name, "jp%d", i);
+    joint[i] = mbt_tree_add_revolute_joint(tree, name, parent, &X_PF, body, &X_BM, tu_rand_unit(), 0.1);
+    if (joint[i] < 0) fail_msg("joint %s: %s", name, mbt_tree_last_error(tree));
+    parent = body;
+  }
+  for (int s = 0; s < 3; ++s) {
+    char name[16];
+    snprintf(name, sizeof name, "spring%d", s);
+    const int j = joint[s == 0 ? 0 : s == 1 ? n / 2 : n - 1];
+    assert_true(mbt_tree_add_revolute_spring(tree, name, j, 0.3 * s, 0.7 + s) >= 0);
+  }
+  if (mbt_tree_finalize(tree) != MBT_OK) fail_msg("finalize: %s", mbt_tree_last_error(tree));
+  return tree;
+}
+
+/* Revolute chains just below and above the lengths from which ∂v̇ is formed by the structured
+ * products (mbt__chain_products: 16 velocities with AVX-512, 28 without), with damping, springs on
+ * three joints, tau_app, random states and a locked joint, with AVX-512 (where the processor has
+ * it), AVX2 alone and the baseline: −M⁻¹·∂tau formed densely (check_fd_dense_identity), and on one
+ * chain central differences and the other identities (check_fd). */
+static void test_chain_products(void** state) {
+  (void)state;
+  tu_seed(17);
+  const int lengths[] = {15, 16, 23, 27, 28, 33};
+  for (int c = 0; c < 6; ++c) {
+    const int n = lengths[c];
+    fx* f = fx_create(make_spring_chain(n));
+    assert_true(mbt__chain_products(f->ws) == (n >= (f->ws->avx512 ? 16 : 28)));
+    const bool avx2 = f->ws->avx2, avx512 = f->ws->avx512;
+    for (int t = 0; t < 6; ++t) { /* with the processor's kernels, with AVX2 alone, the baseline */
+      char name[64];
+      f->ws->avx2 = avx2 && t % 3 < 2, f->ws->avx512 = avx512 && t % 3 == 0;
+      fx_randomize(f);
+      if (t >= 3) { /* a joint locked in the middle (its v zeroed) */
+        assert_int_equal(mbt_joint_lock(f->ctx, n / 3), MBT_OK);
+        memcpy(f->v, mbt_context_v(f->ctx), sizeof(mbt_real) * (size_t)f->nv);
+      }
+      snprintf(name, sizeof name, "%d-body chain, products (%s)%s", n,
+               f->ws->avx512 ? "AVX-512" : f->ws->avx2 ? "AVX2" : "baseline", t >= 3 ? ", locked" : "");
+      check_fd_dense_identity(f, name);
+      if (t >= 3) assert_int_equal(mbt_joint_unlock(f->ctx, n / 3), MBT_OK);
+    }
+    f->ws->avx2 = avx2, f->ws->avx512 = avx512;
+    if (n == 23) check_fd(f, "23-body chain, products");
+    fx_destroy(f);
+  }
+}
+
 /* A floating base with `legs` legs of the given numbers of revolute velocities each (random
  * inertias and frames). */
 static mbt_tree* make_legged_tree(int legs, const int* len) {
@@ -842,6 +928,7 @@ int main(void) {
       cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
       cmocka_unit_test(test_singular_chain),          cmocka_unit_test(test_revolute_chains),
       cmocka_unit_test(test_equal_legs),              cmocka_unit_test(test_equal_legs_singular),
+      cmocka_unit_test(test_chain_products),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1122,6 +1122,11 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
   add_joint_forces(tree, ctx, ctx->v, tau_app, NULL, dtau_dq, dtau_dv);
 }
 
+void mbt__derivatives_rows_at_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
+                                   mbt_real* dq, mbt_real* dv) {
+  chain_vdot_passes(tree, ws, vdot, dq, dv);
+}
+
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                                   const mbt_real* v, const mbt_real* vdot) {
   mbt__calc_joint_sincos(tree, ctx);

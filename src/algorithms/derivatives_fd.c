@@ -1034,8 +1034,13 @@ int mbt_calc_forward_dynamics_derivatives(const mbt_tree* tree, mbt_context* ctx
     else
       articulated_solve(ctx, ws, ws->rhs, ws->vdot);
   }
-  mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
-  mbt__neg_minv_products(ws, Minv, ws->T1, dvdot_dq, ws->T2, dvdot_dv);
+  if (mbt__chain_products(ws)) { /* −M⁻¹·∂tau from ∂tau's factors (derivatives_chain_product.c) */
+    mbt__derivatives_rows_at_vdot(tree, ws, ws->vdot, ws->T1, ws->T2);
+    mbt__chain_neg_minv_products(tree, ctx, ws, Minv, dvdot_dq, dvdot_dv);
+  } else {
+    mbt__derivatives_at_vdot(tree, ctx, ws, ws->vdot, tau_app, ws->T1, ws->T2);
+    mbt__neg_minv_products(ws, Minv, ws->T1, dvdot_dq, ws->T2, dvdot_dv);
+  }
   if (vdot) memcpy(vdot, ws->vdot, (size_t)nv * sizeof(mbt_real));
   return MBT_OK;
 }

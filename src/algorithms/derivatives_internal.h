@@ -210,6 +210,19 @@ void mbt__neg_minv_product(const mbt_derivatives_workspace* ws, const mbt_real* 
 void mbt__neg_minv_products(const mbt_derivatives_workspace* ws, const mbt_real* Minv, const mbt_real* X,
                             mbt_real* Y, const mbt_real* X2, mbt_real* Y2);
 
+/* True where mbt_calc_forward_dynamics_derivatives forms −M⁻¹·∂tau/∂(q, v) by the structured
+ * products of a revolute chain (derivatives_chain_product.c): ws->revolute_chain, long enough. */
+bool mbt__chain_products(const mbt_derivatives_workspace* ws);
+/* mbt__derivatives_at_vdot's passes alone (derivatives.c): B_k moved to v̇ and the rows of ws->J of
+ * every velocity, on a revolute chain, without the entries of ∂tau/∂(q, v); dq and dv (nv×nv) are
+ * scratch. */
+void mbt__derivatives_rows_at_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
+                                   mbt_real* dq, mbt_real* dv);
+/* Yq = −M⁻¹·∂tau/∂q and Yv = −M⁻¹·∂tau/∂v at v̇ (with damping and springs) from the rows of
+ * mbt__derivatives_rows_at_vdot, Minv symmetric (derivatives_chain_product.c; ws->T1, T2 scratch). */
+void mbt__chain_neg_minv_products(const mbt_tree* tree, const mbt_context* ctx, const mbt_derivatives_workspace* ws,
+                                  const mbt_real* Minv, mbt_real* Yq, mbt_real* Yv);
+
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
 MBT__ALWAYS_INLINE void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
