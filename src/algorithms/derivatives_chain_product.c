@@ -52,11 +52,8 @@ static void chain_products_row(const mbt_derivatives_workspace* ws, const mbt_re
 }
 
 #ifdef MBT__AVX2
-#define MBT__CP_AVX2 __attribute__((target("avx2,fma")))
-#define BC(x) _mm256_broadcast_sd(&(x))
-
 /* Rows r of the 4×4 block whose columns are c[0..3] stored at y + r·n. */
-MBT__CP_AVX2 static inline void store_transposed4(const __m256d* c, size_t n, mbt_real* y) {
+__attribute__((target("avx2,fma"))) static inline void store_transposed4(const __m256d* c, size_t n, mbt_real* y) {
   const __m256d t0 = _mm256_unpacklo_pd(c[0], c[1]), t1 = _mm256_unpackhi_pd(c[0], c[1]);
   const __m256d t2 = _mm256_unpacklo_pd(c[2], c[3]), t3 = _mm256_unpackhi_pd(c[2], c[3]);
   _mm256_storeu_pd(y, _mm256_permute2f128_pd(t0, t2, 0x20));
@@ -64,81 +61,8 @@ MBT__CP_AVX2 static inline void store_transposed4(const __m256d* c, size_t n, mb
   _mm256_storeu_pd(y + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
   _mm256_storeu_pd(y + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
 }
-
-/* Rows i0..i0 + 3 of both products, lanes over the rows (A[i0..i0 + 3, k] is row k of A from i0):
- * E_k tip to base in 9 registers, the E part with damping stored per k into ws->T1, ws->T2 (four
- * numbers each); then C_k base to tip in 6 registers, the sums of four columns transposed in
- * registers and stored by rows. */
-MBT__CP_AVX2 static void chain_products_rows4(const mbt_derivatives_workspace* ws, const mbt_real* D, int i0,
-                                              const mbt_real* Minv, mbt_real* Yq, mbt_real* Yv) {
-  const int nv = ws->nv;
-  const size_t n = (size_t)nv;
-  const mbt_real* J = ws->J;
-  mbt_real *tq = ws->T1, *tv = ws->T2;
-  __m256d e0 = _mm256_setzero_pd(), e1 = e0, e2 = e0, e3 = e0, e4 = e0, e5 = e0, e6 = e0, e7 = e0, e8 = e0;
-  for (int k = nv - 1; k >= 0; --k) {
-    const __m256d a = _mm256_loadu_pd(Minv + (size_t)k * n + (size_t)i0);
-    const mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *S = ws->S[k], *G = ws->Gk[k], *P = J + k;
-    __m256d q0 = _mm256_mul_pd(e0, BC(W[0])), q1 = _mm256_mul_pd(e1, BC(W[1])), q2 = _mm256_mul_pd(e2, BC(W[2]));
-    __m256d v0 = _mm256_mul_pd(a, BC(D[k])), v1 = _mm256_mul_pd(e3, BC(G[0])), v2 = _mm256_mul_pd(e4, BC(G[1]));
-    q0 = _mm256_fmadd_pd(e3, BC(B[0]), q0), q1 = _mm256_fmadd_pd(e4, BC(B[1]), q1);
-    q2 = _mm256_fmadd_pd(e5, BC(B[2]), q2), q0 = _mm256_fmadd_pd(e6, BC(B[3]), q0);
-    q1 = _mm256_fmadd_pd(e7, BC(B[4]), q1), q2 = _mm256_fmadd_pd(e8, BC(B[5]), q2);
-    v0 = _mm256_fnmadd_pd(e0, BC(S[0]), v0), v1 = _mm256_fnmadd_pd(e1, BC(S[1]), v1);
-    v2 = _mm256_fnmadd_pd(e2, BC(S[2]), v2), v0 = _mm256_fmadd_pd(e5, BC(G[2]), v0);
-    v1 = _mm256_fmadd_pd(e6, BC(G[3]), v1), v2 = _mm256_fmadd_pd(e7, BC(G[4]), v2);
-    v0 = _mm256_fmadd_pd(e8, BC(G[5]), v0);
-    _mm256_storeu_pd(tq + 4 * k, _mm256_add_pd(_mm256_add_pd(q0, q1), q2));
-    _mm256_storeu_pd(tv + 4 * k, _mm256_add_pd(_mm256_add_pd(v0, v1), v2));
-    e0 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SY + 0) * n]), e0), e1 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SY + 1) * n]), e1);
-    e2 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SY + 2) * n]), e2), e3 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SI + 0) * n]), e3);
-    e4 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SI + 1) * n]), e4), e5 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SI + 2) * n]), e5);
-    e6 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SI + 3) * n]), e6), e7 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SI + 4) * n]), e7);
-    e8 = _mm256_fmadd_pd(a, BC(P[(MBT_J_SI + 5) * n]), e8);
-  }
-  __m256d c0 = _mm256_setzero_pd(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
-  const __m256d z = _mm256_setzero_pd();
-  for (int k0 = 0; k0 < nv; k0 += 4) {
-    const int w = nv - k0 < 4 ? nv - k0 : 4;
-    __m256d yq[4], yv[4];
-    for (int l = 0; l < w; ++l) {
-      const int k = k0 + l;
-      const __m256d a = _mm256_loadu_pd(Minv + (size_t)k * n + (size_t)i0);
-      const mbt_real *S = ws->S[k], *P = J + k;
-      c0 = _mm256_fmadd_pd(a, BC(S[0]), c0), c1 = _mm256_fmadd_pd(a, BC(S[1]), c1);
-      c2 = _mm256_fmadd_pd(a, BC(S[2]), c2), c3 = _mm256_fmadd_pd(a, BC(S[3]), c3);
-      c4 = _mm256_fmadd_pd(a, BC(S[4]), c4), c5 = _mm256_fmadd_pd(a, BC(S[5]), c5);
-      __m256d q0 = _mm256_loadu_pd(tq + 4 * k), v0 = _mm256_loadu_pd(tv + 4 * k);
-      __m256d q1 = _mm256_mul_pd(c0, BC(P[(MBT_J_PHI + 0) * n])), v1 = _mm256_mul_pd(c0, BC(P[(MBT_J_OMEGA + 0) * n]));
-      q0 = _mm256_fmadd_pd(c1, BC(P[(MBT_J_PHI + 1) * n]), q0), v0 = _mm256_fmadd_pd(c1, BC(P[(MBT_J_OMEGA + 1) * n]), v0);
-      q1 = _mm256_fmadd_pd(c2, BC(P[(MBT_J_PHI + 2) * n]), q1), v1 = _mm256_fmadd_pd(c2, BC(P[(MBT_J_OMEGA + 2) * n]), v1);
-      q0 = _mm256_fmadd_pd(c3, BC(P[(MBT_J_PHI + 3) * n]), q0), v0 = _mm256_fmadd_pd(c3, BC(P[(MBT_J_OMEGA + 3) * n]), v0);
-      q1 = _mm256_fmadd_pd(c4, BC(P[(MBT_J_PHI + 4) * n]), q1), v1 = _mm256_fmadd_pd(c4, BC(P[(MBT_J_OMEGA + 4) * n]), v1);
-      q0 = _mm256_fmadd_pd(c5, BC(P[(MBT_J_PHI + 5) * n]), q0), v0 = _mm256_fmadd_pd(c5, BC(P[(MBT_J_OMEGA + 5) * n]), v0);
-      yq[l] = _mm256_sub_pd(z, _mm256_add_pd(q0, q1)), yv[l] = _mm256_sub_pd(z, _mm256_add_pd(v0, v1));
-    }
-    if (w == 4) {
-      store_transposed4(yq, n, Yq + (size_t)i0 * n + (size_t)k0);
-      store_transposed4(yv, n, Yv + (size_t)i0 * n + (size_t)k0);
-      continue;
-    }
-    for (int l = 0; l < w; ++l) {
-      mbt_real q[4], v[4];
-      _mm256_storeu_pd(q, yq[l]), _mm256_storeu_pd(v, yv[l]);
-      for (int r = 0; r < 4; ++r)
-        Yq[(size_t)(i0 + r) * n + (size_t)(k0 + l)] = q[r], Yv[(size_t)(i0 + r) * n + (size_t)(k0 + l)] = v[r];
-    }
-  }
-}
-
-/* chain_products_rows4 for rows i0..i0 + 7 in the 512-bit registers of AVX-512 (32 of them: no
- * spills), their broadcasts folded into the multiply-adds; the columns stored by 4×4 blocks. */
-#define MBT__CP_AVX512 __attribute__((target("avx512f,avx2,fma")))
-#define FMA8(x, c, acc) _mm512_fmadd_pd(x, _mm512_set1_pd(c), acc)
-#define FNMA8(x, c, acc) _mm512_fnmadd_pd(x, _mm512_set1_pd(c), acc)
-/* Rows r of the 8×4 block whose columns are c[0..3] stored at y + r·n (store_transposed4 of the
- * halves). */
-MBT__CP_AVX512 static void store_transposed8(const __m512d* c, size_t n, mbt_real* y) {
+/* The same for the 8×4 block of 8-wide columns (store_transposed4 of the halves). */
+__attribute__((target("avx512f,avx2,fma"))) static void store_transposed8(const __m512d* c, size_t n, mbt_real* y) {
   const __m256d lo[4] = {_mm512_castpd512_pd256(c[0]), _mm512_castpd512_pd256(c[1]), _mm512_castpd512_pd256(c[2]),
                          _mm512_castpd512_pd256(c[3])};
   const __m256d hi[4] = {_mm512_extractf64x4_pd(c[0], 1), _mm512_extractf64x4_pd(c[1], 1),
@@ -146,65 +70,84 @@ MBT__CP_AVX512 static void store_transposed8(const __m512d* c, size_t n, mbt_rea
   store_transposed4(lo, n, y);
   store_transposed4(hi, n, y + 4 * n);
 }
-MBT__CP_AVX512 static void chain_products_rows8(const mbt_derivatives_workspace* ws, const mbt_real* D, int i0,
-                                                const mbt_real* Minv, mbt_real* Yq, mbt_real* Yv) {
-  const int nv = ws->nv;
-  const size_t n = (size_t)nv;
-  const mbt_real* J = ws->J;
-  mbt_real *tq = ws->T1, *tv = ws->T2;
-  __m512d e0 = _mm512_setzero_pd(), e1 = e0, e2 = e0, e3 = e0, e4 = e0, e5 = e0, e6 = e0, e7 = e0, e8 = e0;
-  for (int k = nv - 1; k >= 0; --k) {
-    const __m512d a = _mm512_loadu_pd(Minv + (size_t)k * n + (size_t)i0);
-    const mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *S = ws->S[k], *G = ws->Gk[k], *P = J + k;
-    __m512d q0 = _mm512_mul_pd(e0, _mm512_set1_pd(W[0])), q1 = _mm512_mul_pd(e1, _mm512_set1_pd(W[1]));
-    __m512d q2 = _mm512_mul_pd(e2, _mm512_set1_pd(W[2])), v0 = _mm512_mul_pd(a, _mm512_set1_pd(D[k]));
-    __m512d v1 = _mm512_mul_pd(e3, _mm512_set1_pd(G[0])), v2 = _mm512_mul_pd(e4, _mm512_set1_pd(G[1]));
-    q0 = FMA8(e3, B[0], q0), q1 = FMA8(e4, B[1], q1), q2 = FMA8(e5, B[2], q2);
-    q0 = FMA8(e6, B[3], q0), q1 = FMA8(e7, B[4], q1), q2 = FMA8(e8, B[5], q2);
-    v0 = FNMA8(e0, S[0], v0), v1 = FNMA8(e1, S[1], v1), v2 = FNMA8(e2, S[2], v2);
-    v0 = FMA8(e5, G[2], v0), v1 = FMA8(e6, G[3], v1), v2 = FMA8(e7, G[4], v2), v0 = FMA8(e8, G[5], v0);
-    _mm512_storeu_pd(tq + 8 * k, _mm512_add_pd(_mm512_add_pd(q0, q1), q2));
-    _mm512_storeu_pd(tv + 8 * k, _mm512_add_pd(_mm512_add_pd(v0, v1), v2));
-    e0 = FMA8(a, P[(MBT_J_SY + 0) * n], e0), e1 = FMA8(a, P[(MBT_J_SY + 1) * n], e1);
-    e2 = FMA8(a, P[(MBT_J_SY + 2) * n], e2), e3 = FMA8(a, P[(MBT_J_SI + 0) * n], e3);
-    e4 = FMA8(a, P[(MBT_J_SI + 1) * n], e4), e5 = FMA8(a, P[(MBT_J_SI + 2) * n], e5);
-    e6 = FMA8(a, P[(MBT_J_SI + 3) * n], e6), e7 = FMA8(a, P[(MBT_J_SI + 4) * n], e7);
-    e8 = FMA8(a, P[(MBT_J_SI + 5) * n], e8);
+
+/* acc + x·c and acc − x·c, c broadcast (pre: _mm256 or _mm512). */
+#define MBT__CP_FMA(pre, x, c, acc) pre##_fmadd_pd(x, pre##_set1_pd(c), acc)
+#define MBT__CP_FNMA(pre, x, c, acc) pre##_fnmadd_pd(x, pre##_set1_pd(c), acc)
+/* Rows i0..i0 + L − 1 of both products in L-wide registers V (pre##_…_pd their intrinsics), lanes
+ * over the rows (A[i0.., k] is row k of A from i0): E_k tip to base in 9 registers, the E part
+ * with damping stored per k into ws->T1, ws->T2 (L numbers each); then C_k base to tip in 6
+ * registers, four columns at a time transposed in registers (store_t) and stored by rows. */
+#define MBT__CHAIN_PRODUCTS_ROWS(name, attributes, V, pre, L, store_t)                                      \
+  attributes static void name(const mbt_derivatives_workspace* ws, const mbt_real* D, int i0,                \
+                              const mbt_real* Minv, mbt_real* Yq, mbt_real* Yv) {                           \
+    const int nv = ws->nv;                                                                                  \
+    const size_t n = (size_t)nv;                                                                            \
+    const mbt_real* J = ws->J;                                                                              \
+    mbt_real *tq = ws->T1, *tv = ws->T2;                                                                    \
+    V e0 = pre##_setzero_pd(), e1 = e0, e2 = e0, e3 = e0, e4 = e0, e5 = e0, e6 = e0, e7 = e0, e8 = e0;      \
+    for (int k = nv - 1; k >= 0; --k) {                                                                     \
+      const V a = pre##_loadu_pd(Minv + (size_t)k * n + (size_t)i0);                                        \
+      const mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *S = ws->S[k], *G = ws->Gk[k], *P = J + k;             \
+      V q0 = pre##_mul_pd(e0, pre##_set1_pd(W[0])), q1 = pre##_mul_pd(e1, pre##_set1_pd(W[1]));             \
+      V q2 = pre##_mul_pd(e2, pre##_set1_pd(W[2])), v0 = pre##_mul_pd(a, pre##_set1_pd(D[k]));              \
+      V v1 = pre##_mul_pd(e3, pre##_set1_pd(G[0])), v2 = pre##_mul_pd(e4, pre##_set1_pd(G[1]));             \
+      q0 = MBT__CP_FMA(pre, e3, B[0], q0), q1 = MBT__CP_FMA(pre, e4, B[1], q1);                             \
+      q2 = MBT__CP_FMA(pre, e5, B[2], q2), q0 = MBT__CP_FMA(pre, e6, B[3], q0);                             \
+      q1 = MBT__CP_FMA(pre, e7, B[4], q1), q2 = MBT__CP_FMA(pre, e8, B[5], q2);                             \
+      v0 = MBT__CP_FNMA(pre, e0, S[0], v0), v1 = MBT__CP_FNMA(pre, e1, S[1], v1);                           \
+      v2 = MBT__CP_FNMA(pre, e2, S[2], v2), v0 = MBT__CP_FMA(pre, e5, G[2], v0);                            \
+      v1 = MBT__CP_FMA(pre, e6, G[3], v1), v2 = MBT__CP_FMA(pre, e7, G[4], v2);                             \
+      v0 = MBT__CP_FMA(pre, e8, G[5], v0);                                                                  \
+      pre##_storeu_pd(tq + L * k, pre##_add_pd(pre##_add_pd(q0, q1), q2));                                  \
+      pre##_storeu_pd(tv + L * k, pre##_add_pd(pre##_add_pd(v0, v1), v2));                                  \
+      e0 = MBT__CP_FMA(pre, a, P[MBT_J_SY * n], e0), e1 = MBT__CP_FMA(pre, a, P[(MBT_J_SY + 1) * n], e1);   \
+      e2 = MBT__CP_FMA(pre, a, P[(MBT_J_SY + 2) * n], e2), e3 = MBT__CP_FMA(pre, a, P[MBT_J_SI * n], e3);   \
+      e4 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 1) * n], e4), e5 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 2) * n], e5); \
+      e6 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 3) * n], e6), e7 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 4) * n], e7); \
+      e8 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 5) * n], e8);                                                  \
+    }                                                                                                       \
+    V c0 = pre##_setzero_pd(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;                                 \
+    const V z = pre##_setzero_pd();                                                                         \
+    for (int k0 = 0; k0 < nv; k0 += 4) {                                                                    \
+      const int w = nv - k0 < 4 ? nv - k0 : 4;                                                              \
+      V yq[4], yv[4];                                                                                       \
+      for (int l = 0; l < w; ++l) {                                                                         \
+        const int k = k0 + l;                                                                               \
+        const V a = pre##_loadu_pd(Minv + (size_t)k * n + (size_t)i0);                                      \
+        const mbt_real *S = ws->S[k], *P = J + k;                                                           \
+        c0 = MBT__CP_FMA(pre, a, S[0], c0), c1 = MBT__CP_FMA(pre, a, S[1], c1);                             \
+        c2 = MBT__CP_FMA(pre, a, S[2], c2), c3 = MBT__CP_FMA(pre, a, S[3], c3);                             \
+        c4 = MBT__CP_FMA(pre, a, S[4], c4), c5 = MBT__CP_FMA(pre, a, S[5], c5);                             \
+        V q0 = pre##_loadu_pd(tq + L * k), v0 = pre##_loadu_pd(tv + L * k);                                 \
+        V q1 = pre##_mul_pd(c0, pre##_set1_pd(P[MBT_J_PHI * n]));                                           \
+        V v1 = pre##_mul_pd(c0, pre##_set1_pd(P[MBT_J_OMEGA * n]));                                         \
+        q0 = MBT__CP_FMA(pre, c1, P[(MBT_J_PHI + 1) * n], q0), v0 = MBT__CP_FMA(pre, c1, P[(MBT_J_OMEGA + 1) * n], v0); \
+        q1 = MBT__CP_FMA(pre, c2, P[(MBT_J_PHI + 2) * n], q1), v1 = MBT__CP_FMA(pre, c2, P[(MBT_J_OMEGA + 2) * n], v1); \
+        q0 = MBT__CP_FMA(pre, c3, P[(MBT_J_PHI + 3) * n], q0), v0 = MBT__CP_FMA(pre, c3, P[(MBT_J_OMEGA + 3) * n], v0); \
+        q1 = MBT__CP_FMA(pre, c4, P[(MBT_J_PHI + 4) * n], q1), v1 = MBT__CP_FMA(pre, c4, P[(MBT_J_OMEGA + 4) * n], v1); \
+        q0 = MBT__CP_FMA(pre, c5, P[(MBT_J_PHI + 5) * n], q0), v0 = MBT__CP_FMA(pre, c5, P[(MBT_J_OMEGA + 5) * n], v0); \
+        yq[l] = pre##_sub_pd(z, pre##_add_pd(q0, q1)), yv[l] = pre##_sub_pd(z, pre##_add_pd(v0, v1));       \
+      }                                                                                                     \
+      if (w == 4) {                                                                                         \
+        store_t(yq, n, Yq + (size_t)i0 * n + (size_t)k0);                                                   \
+        store_t(yv, n, Yv + (size_t)i0 * n + (size_t)k0);                                                   \
+        continue;                                                                                           \
+      }                                                                                                     \
+      for (int l = 0; l < w; ++l) { /* the last columns, fewer than four */                                 \
+        mbt_real q[L], v[L];                                                                                \
+        pre##_storeu_pd(q, yq[l]), pre##_storeu_pd(v, yv[l]);                                               \
+        for (int r = 0; r < L; ++r)                                                                         \
+          Yq[(size_t)(i0 + r) * n + (size_t)(k0 + l)] = q[r], Yv[(size_t)(i0 + r) * n + (size_t)(k0 + l)] = v[r]; \
+      }                                                                                                     \
+    }                                                                                                       \
   }
-  __m512d c0 = _mm512_setzero_pd(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
-  const __m512d z = _mm512_setzero_pd();
-  for (int k0 = 0; k0 < nv; k0 += 4) {
-    const int w = nv - k0 < 4 ? nv - k0 : 4;
-    __m512d yq[4], yv[4];
-    for (int l = 0; l < w; ++l) {
-      const int k = k0 + l;
-      const __m512d a = _mm512_loadu_pd(Minv + (size_t)k * n + (size_t)i0);
-      const mbt_real *S = ws->S[k], *P = J + k;
-      c0 = FMA8(a, S[0], c0), c1 = FMA8(a, S[1], c1), c2 = FMA8(a, S[2], c2);
-      c3 = FMA8(a, S[3], c3), c4 = FMA8(a, S[4], c4), c5 = FMA8(a, S[5], c5);
-      __m512d q0 = _mm512_loadu_pd(tq + 8 * k), v0 = _mm512_loadu_pd(tv + 8 * k);
-      __m512d q1 = _mm512_mul_pd(c0, _mm512_set1_pd(P[MBT_J_PHI * n]));
-      __m512d v1 = _mm512_mul_pd(c0, _mm512_set1_pd(P[MBT_J_OMEGA * n]));
-      q0 = FMA8(c1, P[(MBT_J_PHI + 1) * n], q0), v0 = FMA8(c1, P[(MBT_J_OMEGA + 1) * n], v0);
-      q1 = FMA8(c2, P[(MBT_J_PHI + 2) * n], q1), v1 = FMA8(c2, P[(MBT_J_OMEGA + 2) * n], v1);
-      q0 = FMA8(c3, P[(MBT_J_PHI + 3) * n], q0), v0 = FMA8(c3, P[(MBT_J_OMEGA + 3) * n], v0);
-      q1 = FMA8(c4, P[(MBT_J_PHI + 4) * n], q1), v1 = FMA8(c4, P[(MBT_J_OMEGA + 4) * n], v1);
-      q0 = FMA8(c5, P[(MBT_J_PHI + 5) * n], q0), v0 = FMA8(c5, P[(MBT_J_OMEGA + 5) * n], v0);
-      yq[l] = _mm512_sub_pd(z, _mm512_add_pd(q0, q1)), yv[l] = _mm512_sub_pd(z, _mm512_add_pd(v0, v1));
-    }
-    if (w == 4) {
-      store_transposed8(yq, n, Yq + (size_t)i0 * n + (size_t)k0);
-      store_transposed8(yv, n, Yv + (size_t)i0 * n + (size_t)k0);
-      continue;
-    }
-    for (int l = 0; l < w; ++l) {
-      mbt_real q[8], v[8];
-      _mm512_storeu_pd(q, yq[l]), _mm512_storeu_pd(v, yv[l]);
-      for (int r = 0; r < 8; ++r)
-        Yq[(size_t)(i0 + r) * n + (size_t)(k0 + l)] = q[r], Yv[(size_t)(i0 + r) * n + (size_t)(k0 + l)] = v[r];
-    }
-  }
-}
+/* AVX2: strips of 4 rows (one broadcast, a load, per multiply-add); AVX-512: strips of 8 in its 32
+ * registers (no spills), the broadcasts folded into the multiply-adds. */
+MBT__CHAIN_PRODUCTS_ROWS(chain_products_rows4, __attribute__((target("avx2,fma"))), __m256d, _mm256, 4,
+                         store_transposed4)
+MBT__CHAIN_PRODUCTS_ROWS(chain_products_rows8, __attribute__((target("avx512f,avx2,fma"))), __m512d, _mm512, 8,
+                         store_transposed8)
 #endif
 
 /* Y = −M⁻¹·X and Y2 = −M⁻¹·X2 for X, X2 = ∂tau/∂(q, v) on a revolute chain (mbt__chain_products)
