@@ -806,6 +806,29 @@ static void test_chain_products(void** state) {
   }
 }
 
+/* No heap allocation on the structured products' path (a 33-body chain), alone and through the
+ * step. */
+static void test_chain_products_no_allocation(void** state) {
+  (void)state;
+  tu_require_heap_counter();
+  tu_seed(19);
+  fx* f = fx_create(make_spring_chain(33));
+  assert_true(mbt__chain_products(f->ws));
+  const int nv = f->nv;
+  mbt_real *X[6], qn[TU_NMAX], vn[TU_NMAX];
+  for (int i = 0; i < 6; ++i) X[i] = calloc((size_t)nv * (size_t)nv, sizeof(mbt_real));
+  fx_randomize(f);
+  tu_heap_count_begin();
+  assert_int_equal(mbt_calc_forward_dynamics_derivatives(f->tree, f->ctx, f->ws, f->tau, vn, X[0], X[1], X[2]),
+                   MBT_OK);
+  assert_int_equal(mbt_calc_semi_implicit_euler_step_derivatives(f->tree, f->ctx, f->ws, 0.01, f->tau, qn, vn, X[0],
+                                                                 X[1], X[2], X[3], X[4], X[5]),
+                   MBT_OK);
+  assert_int_equal(tu_heap_count_end(), 0);
+  for (int i = 0; i < 6; ++i) free(X[i]);
+  fx_destroy(f);
+}
+
 /* A floating base with `legs` legs of the given numbers of revolute velocities each (random
  * inertias and frames). */
 static mbt_tree* make_legged_tree(int legs, const int* len) {
@@ -928,7 +951,7 @@ int main(void) {
       cmocka_unit_test(test_no_allocation),           cmocka_unit_test(test_kernels_agree_avx2),
       cmocka_unit_test(test_singular_chain),          cmocka_unit_test(test_revolute_chains),
       cmocka_unit_test(test_equal_legs),              cmocka_unit_test(test_equal_legs_singular),
-      cmocka_unit_test(test_chain_products),
+      cmocka_unit_test(test_chain_products),          cmocka_unit_test(test_chain_products_no_allocation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

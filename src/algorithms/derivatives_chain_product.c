@@ -90,17 +90,17 @@ __attribute__((target("avx512f,avx2,fma"))) static void store_transposed8(const 
       const V a = pre##_loadu_pd(Minv + (size_t)k * n + (size_t)i0);                                        \
       const mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *S = ws->S[k], *G = ws->Gk[k], *P = J + k;             \
       V q0 = pre##_mul_pd(e0, pre##_set1_pd(W[0])), q1 = pre##_mul_pd(e1, pre##_set1_pd(W[1]));             \
-      V q2 = pre##_mul_pd(e2, pre##_set1_pd(W[2])), v0 = pre##_mul_pd(a, pre##_set1_pd(D[k]));              \
-      V v1 = pre##_mul_pd(e3, pre##_set1_pd(G[0])), v2 = pre##_mul_pd(e4, pre##_set1_pd(G[1]));             \
-      q0 = MBT__CP_FMA(pre, e3, B[0], q0), q1 = MBT__CP_FMA(pre, e4, B[1], q1);                             \
-      q2 = MBT__CP_FMA(pre, e5, B[2], q2), q0 = MBT__CP_FMA(pre, e6, B[3], q0);                             \
-      q1 = MBT__CP_FMA(pre, e7, B[4], q1), q2 = MBT__CP_FMA(pre, e8, B[5], q2);                             \
+      V v0 = pre##_mul_pd(a, pre##_set1_pd(D[k])), v1 = pre##_mul_pd(e3, pre##_set1_pd(G[0]));              \
+      q0 = MBT__CP_FMA(pre, e2, W[2], q0), q1 = MBT__CP_FMA(pre, e3, B[0], q1);                             \
+      q0 = MBT__CP_FMA(pre, e4, B[1], q0), q1 = MBT__CP_FMA(pre, e5, B[2], q1);                             \
+      q0 = MBT__CP_FMA(pre, e6, B[3], q0), q1 = MBT__CP_FMA(pre, e7, B[4], q1);                             \
+      q0 = MBT__CP_FMA(pre, e8, B[5], q0);                                                                  \
       v0 = MBT__CP_FNMA(pre, e0, S[0], v0), v1 = MBT__CP_FNMA(pre, e1, S[1], v1);                           \
-      v2 = MBT__CP_FNMA(pre, e2, S[2], v2), v0 = MBT__CP_FMA(pre, e5, G[2], v0);                            \
-      v1 = MBT__CP_FMA(pre, e6, G[3], v1), v2 = MBT__CP_FMA(pre, e7, G[4], v2);                             \
-      v0 = MBT__CP_FMA(pre, e8, G[5], v0);                                                                  \
-      pre##_storeu_pd(tq + L * k, pre##_add_pd(pre##_add_pd(q0, q1), q2));                                  \
-      pre##_storeu_pd(tv + L * k, pre##_add_pd(pre##_add_pd(v0, v1), v2));                                  \
+      v0 = MBT__CP_FNMA(pre, e2, S[2], v0), v1 = MBT__CP_FMA(pre, e4, G[1], v1);                            \
+      v0 = MBT__CP_FMA(pre, e5, G[2], v0), v1 = MBT__CP_FMA(pre, e6, G[3], v1);                             \
+      v0 = MBT__CP_FMA(pre, e7, G[4], v0), v1 = MBT__CP_FMA(pre, e8, G[5], v1);                             \
+      pre##_storeu_pd(tq + L * k, pre##_add_pd(q0, q1));                                                    \
+      pre##_storeu_pd(tv + L * k, pre##_add_pd(v0, v1));                                                    \
       e0 = MBT__CP_FMA(pre, a, P[MBT_J_SY * n], e0), e1 = MBT__CP_FMA(pre, a, P[(MBT_J_SY + 1) * n], e1);   \
       e2 = MBT__CP_FMA(pre, a, P[(MBT_J_SY + 2) * n], e2), e3 = MBT__CP_FMA(pre, a, P[MBT_J_SI * n], e3);   \
       e4 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 1) * n], e4), e5 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 2) * n], e5); \
