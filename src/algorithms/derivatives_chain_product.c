@@ -99,9 +99,9 @@ __attribute__((target("avx2,fma"))) static void transpose_rows(const mbt_derivat
 #define MBT__CP_FNMA(pre, x, c, acc) pre##_fnmadd_pd(x, pre##_set1_pd(c), acc)
 /* Rows i0..i0 + L − 1 of both products in L-wide registers V (pre##_…_pd their intrinsics), lanes
  * over the rows (A[i0.., k] is row k of A from i0), row r of ws->J at velocity k read at
- * Jsrc[k·PK + r·PS]: E_k tip to base in 9 registers, the E part with damping stored per k into
- * ws->T1 (L numbers each for q, then for v); then C_k base to tip in 6 registers, four columns at
- * a time transposed in registers (store_t) and stored by rows. */
+ * Jsrc[k·PK + r·PS]: E_k tip to base in 9 registers, minus the E part with damping stored per k
+ * into ws->T1 (L numbers each for q, then for v); then C_k base to tip in 6 registers, its part
+ * subtracted, four columns at a time transposed in registers (store_t) and stored by rows. */
 #define MBT__CHAIN_PRODUCTS_ROWS(name, attributes, V, pre, L, store_t, Jsrc, PK, PS)                                \
   attributes static void name(const mbt_derivatives_workspace* ws, const mbt_real* D, int i0,                       \
                               const mbt_real* Minv, mbt_real* Yq, mbt_real* Yv) {                                   \
@@ -109,21 +109,22 @@ __attribute__((target("avx2,fma"))) static void transpose_rows(const mbt_derivat
     const size_t n = (size_t)nv;                                                                                    \
     const mbt_real* J = Jsrc;                                                                                       \
     mbt_real *tq = ws->T1, *tv = ws->T1 + L * n;                                                                    \
-    V e0 = pre##_setzero_pd(), e1 = e0, e2 = e0, e3 = e0, e4 = e0, e5 = e0, e6 = e0, e7 = e0, e8 = e0;              \
+    const V z = pre##_setzero_pd();                                                                                 \
+    V e0 = z, e1 = e0, e2 = e0, e3 = e0, e4 = e0, e5 = e0, e6 = e0, e7 = e0, e8 = e0;                               \
     for (int k = nv - 1; k >= 0; --k) {                                                                             \
       const V a = pre##_loadu_pd(Minv + (size_t)k * n + (size_t)i0);                                                \
       const mbt_real *W = ws->Wk[k], *B = ws->Bk[k], *S = ws->S[k], *G = ws->Gk[k];                                 \
       const mbt_real* P = J + (size_t)k * PK;                                                                       \
-      V q0 = pre##_mul_pd(e0, pre##_set1_pd(W[0])), q1 = pre##_mul_pd(e1, pre##_set1_pd(W[1]));                     \
-      V v0 = pre##_mul_pd(a, pre##_set1_pd(D[k])), v1 = pre##_mul_pd(e3, pre##_set1_pd(G[0]));                      \
-      q0 = MBT__CP_FMA(pre, e2, W[2], q0), q1 = MBT__CP_FMA(pre, e3, B[0], q1);                                     \
-      q0 = MBT__CP_FMA(pre, e4, B[1], q0), q1 = MBT__CP_FMA(pre, e5, B[2], q1);                                     \
-      q0 = MBT__CP_FMA(pre, e6, B[3], q0), q1 = MBT__CP_FMA(pre, e7, B[4], q1);                                     \
-      q0 = MBT__CP_FMA(pre, e8, B[5], q0);                                                                          \
-      v0 = MBT__CP_FNMA(pre, e0, S[0], v0), v1 = MBT__CP_FNMA(pre, e1, S[1], v1);                                   \
-      v0 = MBT__CP_FNMA(pre, e2, S[2], v0), v1 = MBT__CP_FMA(pre, e4, G[1], v1);                                    \
-      v0 = MBT__CP_FMA(pre, e5, G[2], v0), v1 = MBT__CP_FMA(pre, e6, G[3], v1);                                     \
-      v0 = MBT__CP_FMA(pre, e7, G[4], v0), v1 = MBT__CP_FMA(pre, e8, G[5], v1);                                     \
+      V q0 = MBT__CP_FNMA(pre, e0, W[0], z), q1 = MBT__CP_FNMA(pre, e1, W[1], z);                                   \
+      V v0 = MBT__CP_FNMA(pre, a, D[k], z), v1 = MBT__CP_FNMA(pre, e3, G[0], z);                                    \
+      q0 = MBT__CP_FNMA(pre, e2, W[2], q0), q1 = MBT__CP_FNMA(pre, e3, B[0], q1);                                   \
+      q0 = MBT__CP_FNMA(pre, e4, B[1], q0), q1 = MBT__CP_FNMA(pre, e5, B[2], q1);                                   \
+      q0 = MBT__CP_FNMA(pre, e6, B[3], q0), q1 = MBT__CP_FNMA(pre, e7, B[4], q1);                                   \
+      q0 = MBT__CP_FNMA(pre, e8, B[5], q0);                                                                         \
+      v0 = MBT__CP_FMA(pre, e0, S[0], v0), v1 = MBT__CP_FMA(pre, e1, S[1], v1);                                     \
+      v0 = MBT__CP_FMA(pre, e2, S[2], v0), v1 = MBT__CP_FNMA(pre, e4, G[1], v1);                                    \
+      v0 = MBT__CP_FNMA(pre, e5, G[2], v0), v1 = MBT__CP_FNMA(pre, e6, G[3], v1);                                   \
+      v0 = MBT__CP_FNMA(pre, e7, G[4], v0), v1 = MBT__CP_FNMA(pre, e8, G[5], v1);                                   \
       pre##_storeu_pd(tq + L * k, pre##_add_pd(q0, q1));                                                            \
       pre##_storeu_pd(tv + L * k, pre##_add_pd(v0, v1));                                                            \
       e0 = MBT__CP_FMA(pre, a, P[MBT_J_SY * PS], e0), e1 = MBT__CP_FMA(pre, a, P[(MBT_J_SY + 1) * PS], e1);         \
@@ -133,7 +134,6 @@ __attribute__((target("avx2,fma"))) static void transpose_rows(const mbt_derivat
       e8 = MBT__CP_FMA(pre, a, P[(MBT_J_SI + 5) * PS], e8);                                                         \
     }                                                                                                               \
     V c0 = pre##_setzero_pd(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;                                         \
-    const V z = pre##_setzero_pd();                                                                                 \
     for (int k0 = 0; k0 < nv; k0 += 4) {                                                                            \
       const int w = nv - k0 < 4 ? nv - k0 : 4;                                                                      \
       V yq[4], yv[4];                                                                                               \
@@ -145,19 +145,19 @@ __attribute__((target("avx2,fma"))) static void transpose_rows(const mbt_derivat
         c2 = MBT__CP_FMA(pre, a, S[2], c2), c3 = MBT__CP_FMA(pre, a, S[3], c3);                                     \
         c4 = MBT__CP_FMA(pre, a, S[4], c4), c5 = MBT__CP_FMA(pre, a, S[5], c5);                                     \
         V q0 = pre##_loadu_pd(tq + L * k), v0 = pre##_loadu_pd(tv + L * k);                                         \
-        V q1 = pre##_mul_pd(c0, pre##_set1_pd(P[MBT_J_PHI * PS]));                                                  \
-        V v1 = pre##_mul_pd(c0, pre##_set1_pd(P[MBT_J_OMEGA * PS]));                                                \
-        q0 = MBT__CP_FMA(pre, c1, P[(MBT_J_PHI + 1) * PS], q0);                                                     \
-        v0 = MBT__CP_FMA(pre, c1, P[(MBT_J_OMEGA + 1) * PS], v0);                                                   \
-        q1 = MBT__CP_FMA(pre, c2, P[(MBT_J_PHI + 2) * PS], q1);                                                     \
-        v1 = MBT__CP_FMA(pre, c2, P[(MBT_J_OMEGA + 2) * PS], v1);                                                   \
-        q0 = MBT__CP_FMA(pre, c3, P[(MBT_J_PHI + 3) * PS], q0);                                                     \
-        v0 = MBT__CP_FMA(pre, c3, P[(MBT_J_OMEGA + 3) * PS], v0);                                                   \
-        q1 = MBT__CP_FMA(pre, c4, P[(MBT_J_PHI + 4) * PS], q1);                                                     \
-        v1 = MBT__CP_FMA(pre, c4, P[(MBT_J_OMEGA + 4) * PS], v1);                                                   \
-        q0 = MBT__CP_FMA(pre, c5, P[(MBT_J_PHI + 5) * PS], q0);                                                     \
-        v0 = MBT__CP_FMA(pre, c5, P[(MBT_J_OMEGA + 5) * PS], v0);                                                   \
-        yq[l] = pre##_sub_pd(z, pre##_add_pd(q0, q1)), yv[l] = pre##_sub_pd(z, pre##_add_pd(v0, v1));               \
+        V q1 = MBT__CP_FNMA(pre, c0, P[MBT_J_PHI * PS], z);                                                         \
+        V v1 = MBT__CP_FNMA(pre, c0, P[MBT_J_OMEGA * PS], z);                                                       \
+        q0 = MBT__CP_FNMA(pre, c1, P[(MBT_J_PHI + 1) * PS], q0);                                                    \
+        v0 = MBT__CP_FNMA(pre, c1, P[(MBT_J_OMEGA + 1) * PS], v0);                                                  \
+        q1 = MBT__CP_FNMA(pre, c2, P[(MBT_J_PHI + 2) * PS], q1);                                                    \
+        v1 = MBT__CP_FNMA(pre, c2, P[(MBT_J_OMEGA + 2) * PS], v1);                                                  \
+        q0 = MBT__CP_FNMA(pre, c3, P[(MBT_J_PHI + 3) * PS], q0);                                                    \
+        v0 = MBT__CP_FNMA(pre, c3, P[(MBT_J_OMEGA + 3) * PS], v0);                                                  \
+        q1 = MBT__CP_FNMA(pre, c4, P[(MBT_J_PHI + 4) * PS], q1);                                                    \
+        v1 = MBT__CP_FNMA(pre, c4, P[(MBT_J_OMEGA + 4) * PS], v1);                                                  \
+        q0 = MBT__CP_FNMA(pre, c5, P[(MBT_J_PHI + 5) * PS], q0);                                                    \
+        v0 = MBT__CP_FNMA(pre, c5, P[(MBT_J_OMEGA + 5) * PS], v0);                                                  \
+        yq[l] = pre##_add_pd(q0, q1), yv[l] = pre##_add_pd(v0, v1);                                                 \
       }                                                                                                             \
       if (w == 4) {                                                                                                 \
         store_t(yq, n, Yq + (size_t)i0 * n + (size_t)k0);                                                           \
