@@ -129,13 +129,13 @@ MBT__ALWAYS_INLINE void inertia_at_Wo4(const mbt_inertia_moments* I, const mbt_t
   for (int r = 0; r < 3; ++r) J[1 + r] = h[r] + m * d[r];
 }
 
-/* forward_node_inertia of the four nodes i0..i0 + 3: Ib = Ic = I (about Wo, in W),
- * F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
+/* forward_node_inertia of the four nodes i0..i0 + 3: Ic = I (about Wo, in W) and Ib = I if
+ * keep_ib, F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
  * n = the angular part of I·V, b = twice its linear part). */
-MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0) {
+MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0, bool keep_ib) {
   v4 I[10], V[6], A[6], Iv[6], Ia[6], vIv[6], F[6], Y[12];
   inertia_at_Wo4(&ctx->I_Mo_M[i0], &ws->X_WM[i0], I);
-  store_moments4(I, &ws->Ib[i0]);
+  if (keep_ib) store_moments4(I, &ws->Ib[i0]);
   store_moments4(I, &ws->Ic[i0]);
   load6x4(ws->V[i0], V);
   load6x4(ws->A[i0], A);
@@ -524,33 +524,43 @@ MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k)
     if (ws->node_end[k + l] != k + l + 1 || ws->end[k + l] != e) return false;
   return true;
 }
-/* Row entries Sᵀ·X (X = Φ or Ω: the six rows of ws->J from row0) of the four velocities k0..k0 + 3
- * of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j, each row of ws->J
- * read once for the four k against S_k's components broadcast (S = ws->S[k0], S_{k0+l} at 6·l), the
- * same sums in the same order as descendant_entries4. */
-MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int row0, int j, const mbt_real* S, v4* a) {
-  for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0};
+/* Row entries Sᵀ·Φ and Sᵀ·Ω (the six rows of ws->J from MBT_J_PHI and from MBT_J_OMEGA) of the four
+ * velocities k0..k0 + 3 of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j
+ * and per product, each row of ws->J read once for the four k against S_k's components broadcast
+ * (S = ws->S[k0], S_{k0+l} at 6·l), each broadcast shared by the two products (one load per two
+ * multiply-adds: the products one after the other were bound by the loads); the same sums in the
+ * same order as descendant_entries4. */
+MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int j, const mbt_real* S, v4* a, v4* b) {
+  for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0}, b[l] = (v4){0, 0, 0, 0};
   for (int r = 0; r < 6; ++r) {
-    const v4 x = j_row4(J, row0 + r, nv, j);
-    for (int l = 0; l < 4; ++l) a[l] += S[6 * l + r] * x;
+    const v4 x = j_row4(J, MBT_J_PHI + r, nv, j), y = j_row4(J, MBT_J_OMEGA + r, nv, j);
+    for (int l = 0; l < 4; ++l) {
+      const mbt_real s = S[6 * l + r];
+      a[l] += s * x, b[l] += s * y;
+    }
   }
 }
+/* The entries j > k of a 4×4 tile of rows_tile4 at j = k (the block itself), row k at d. */
+MBT__ALWAYS_INLINE void store_block_upper4(const v4* a, size_t nv, mbt_real* restrict d) {
+  d[1] = a[0][1], d[2] = a[0][2], d[3] = a[0][3];
+  d[nv + 2] = a[1][2], d[nv + 3] = a[1][3];
+  d[2 * nv + 3] = a[2][3];
+}
 /* The tiles of rows_tile4 from j = k0 (the block itself: the entries j > k alone) to the end. */
-MBT__ALWAYS_INLINE void block_rows4(const mbt_derivatives_workspace* ws, int k0, int row0, mbt_real* restrict d) {
-  const size_t nv = (size_t)ws->nv;
+MBT__ALWAYS_INLINE void block_rows4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
+                                    mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv, o = (size_t)k0 * nv;
   const int j1 = ws->end[k0];
   const mbt_real* restrict J = ws->J;
   const mbt_real* S = ws->S[k0];
-  v4 a[4];
-  mbt_real* dk = d + (size_t)k0 * nv + (size_t)k0;
-  rows_tile4(J, nv, row0, k0, S, a);
-  dk[1] = a[0][1], dk[2] = a[0][2], dk[3] = a[0][3];
-  dk[nv + 2] = a[1][2], dk[nv + 3] = a[1][3];
-  dk[2 * nv + 3] = a[2][3];
+  v4 a[4], b[4];
+  rows_tile4(J, nv, k0, S, a, b);
+  store_block_upper4(a, nv, dq + o + (size_t)k0);
+  store_block_upper4(b, nv, dv + o + (size_t)k0);
   for (int j = k0 + 4; j < j1; j += 4) {
-    rows_tile4(J, nv, row0, j, S, a);
-    mbt_real* dj = d + (size_t)k0 * nv + (size_t)j;
-    for (int l = 0; l < 4; ++l) *(mbt__v4u*)(dj + (size_t)l * nv) = a[l];
+    rows_tile4(J, nv, j, S, a, b);
+    mbt_real *qj = dq + o + (size_t)j, *vj = dv + o + (size_t)j;
+    for (int l = 0; l < 4; ++l) *(mbt__v4u*)(qj + (size_t)l * nv) = a[l], *(mbt__v4u*)(vj + (size_t)l * nv) = b[l];
   }
 }
 /* The column entries of the four velocities k0..k0 + 3 of a chain_block4 for their descendants j
@@ -663,8 +673,7 @@ MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, m
                                           mbt_real* restrict dv) {
   for (int k = 0; k < ws->nv;) {
     if (k >= ws->chain_blocks || chain_block4(ws, k)) { /* from ws->chain_blocks on without the checks */
-      block_rows4(ws, k, MBT_J_PHI, dq);
-      block_rows4(ws, k, MBT_J_OMEGA, dv);
+      block_rows4(ws, k, dq, dv);
       descendant_columns_k4(ws, k, dq, dv);
       k += 4;
       continue;
