@@ -545,9 +545,8 @@ MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k)
 /* Row entries Sᵀ·Φ and Sᵀ·Ω (the six rows of ws->J from MBT_J_PHI and from MBT_J_OMEGA) of the four
  * velocities k0..k0 + 3 of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j
  * and per product, each row of ws->J read once for the four k against S_k's components broadcast
- * (S = ws->S[k0], S_{k0+l} at 6·l), each broadcast shared by the two products (one load per two
- * multiply-adds: the products one after the other were bound by the loads); the same sums in the
- * same order as descendant_entries4. */
+ * (S = ws->S[k0], S_{k0+l} at 6·l), each broadcast shared by the two products (one per two
+ * multiply-adds, not per one); the same sums in the same order as descendant_entries4. */
 MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int j, const mbt_real* S, v4* a, v4* b) {
   for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0}, b[l] = (v4){0, 0, 0, 0};
   for (int r = 0; r < 6; ++r) {
