@@ -524,27 +524,36 @@ MBT__ALWAYS_INLINE void forward_node(const mbt_tree* tree, const mbt_context* ct
 }
 
 #ifdef MBT__DERIV_LANES
+/* True for a block of four nodes i0..i0 + 3 of a chain that forward_chain and node_inertias both
+ * take as a block (from node 1 by fours), the last such block excepted: the nodes after it and
+ * the block of the last four read V and A of its nodes in ws->V, ws->A by node. */
+MBT__ALWAYS_INLINE bool chain_lanes_block(const mbt_derivatives_workspace* ws, int i0) {
+  return i0 + 4 < 1 + (ws->nl - 1) / 4 * 4;
+}
+
 /* forward_node of a revolute chain (ws->revolute_chain) in two steps: the poses X_WM, each from
  * its parent's, one node after the other; then the rest, which reads them, four nodes at a time
  * (chain_rates4: S, W, B, G, and V, A as running sums down the chain); the last nodes, fewer than
  * four, one at a time. */
 MBT__ALWAYS_INLINE void forward_chain(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
-                                      const mbt_real* v, const mbt_real* vdot) {
+                                      const mbt_real* v, const mbt_real* vdot, bool va_lanes) {
   const int nl = ws->nl, n4 = 1 + (nl - 1) / 4 * 4;
   for (int i = 1; i < n4; ++i) revolute_pose(ctx, ws, i);
   v4 Vc[6], Ac[6];
   splat4(ws->V[0], 6, Vc), splat4(ws->A[0], 6, Ac);
-  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac);
+  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac, va_lanes && chain_lanes_block(ws, i0));
   for (int i = n4; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, true);
 }
 #endif
 
-/* The node's own Ib = Ic = I (about Wo, in W), F = f = I·a + v ×* (I·v) and Yc = Y. */
-MBT__ALWAYS_INLINE void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i) {
+/* The node's own Ic = I (about Wo, in W) and Ib = I if keep_ib, F = f = I·a + v ×* (I·v) and
+ * Yc = Y. */
+MBT__ALWAYS_INLINE void forward_node_inertia(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i,
+                                             bool keep_ib) {
   const mbt_real *V = ws->V[i], *A = ws->A[i];
   mbt_inertia_moments* I = &ws->Ic[i];
   inertia_at_Wo(&ctx->I_Mo_M[i], &ws->X_WM[i], I);
-  ws->Ib[i] = *I;
+  if (keep_ib) ws->Ib[i] = *I;
   mbt_v6 Ia, Iv, vIv;
   mbt__moments_mul6(I, A, Ia);
   mbt__moments_mul6(I, V, Iv);
@@ -825,19 +834,22 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
 }
 
 /* Per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes four nodes at a
- * time, node_inertias4, the last two or three nodes in the block of the last four). */
-MBT__ALWAYS_INLINE void node_inertias(const mbt_context* ctx, mbt_derivatives_workspace* ws, bool lanes) {
+ * time, node_inertias4, the last two or three nodes in the block of the last four); Ib, the
+ * node's own inertia, kept for the passes at v̇ and M⁻¹ (keep_ib: a pass without ∂tau/∂(q, v);
+ * the one with them leaves it, 2.5 kB fewer stores on the 30-chain). */
+MBT__ALWAYS_INLINE void node_inertias(const mbt_context* ctx, mbt_derivatives_workspace* ws, bool lanes,
+                                      bool keep_ib, bool va_lanes) {
   const int nl = ws->nl;
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
   if (lanes && nl > 4) {
-    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0);
-    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4), i0 = nl;
+    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0, keep_ib, va_lanes && chain_lanes_block(ws, i0));
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4, keep_ib, false), i0 = nl;
   }
 #else
-  (void)lanes;
+  (void)lanes, (void)va_lanes;
 #endif
-  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i);
+  for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i, keep_ib);
 }
 
 /* The passes of mbt__id_derivatives, compiled three times (MBT_DERIV_PASSES_LANES): base to tip
@@ -859,7 +871,7 @@ MBT__ALWAYS_INLINE void id_passes_body(const mbt_tree* tree, const mbt_context* 
   } else
 #endif
     for (int i = 1; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, lanes);
-  node_inertias(ctx, ws, lanes);
+  node_inertias(ctx, ws, lanes, dq == NULL, false);
   for (int i = nl - 1; i > 0; --i) {
 #ifdef MBT__DERIV_LANES
     const int p = tree->local_nodes[i].parent;
@@ -885,8 +897,8 @@ MBT__ALWAYS_INLINE void chain_passes_body(const mbt_tree* tree, const mbt_contex
                                           mbt_real* dv, mbt_real* M, bool lanes) {
 #ifdef MBT__DERIV_LANES
   if (lanes) {
-    forward_chain(tree, ctx, ws, v, vdot);
-    node_inertias(ctx, ws, true);
+    forward_chain(tree, ctx, ws, v, vdot, dq != NULL);
+    node_inertias(ctx, ws, true, dq == NULL, dq != NULL);
     chain_subtree_sums(ws);
     backward_nodes(tree, ws, tau, dq, dv, M, false, true);
     return;

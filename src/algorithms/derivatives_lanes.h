@@ -44,6 +44,23 @@ MBT__ALWAYS_INLINE void store6x4(const v4* x, mbt_real* p) {
   store_pair4(x + 4, 6, p + 4);
 }
 MBT__ALWAYS_INLINE void store_row4(mbt_real* p, const v4* x) { *(mbt__v4u*)p = *x; }
+/* A 6-vector of four consecutive entries of a mbt_v6 array (24 numbers) as store6x4 (AoS), or
+ * where lanes as the six vectors one after the other (x[r] at p + 4·r: no transposes, for a reader
+ * that loads them back the same way, load6x4_as); load6x4_as the reverse. */
+MBT__ALWAYS_INLINE void store6x4_as(const v4* x, mbt_real* p, bool lanes) {
+  if (!lanes) {
+    store6x4(x, p);
+    return;
+  }
+  for (int r = 0; r < 6; ++r) *(mbt__v4u*)(p + 4 * r) = x[r];
+}
+MBT__ALWAYS_INLINE void load6x4_as(const mbt_real* p, v4* x, bool lanes) {
+  if (!lanes) {
+    load6x4(p, x);
+    return;
+  }
+  for (int r = 0; r < 6; ++r) x[r] = *(const mbt__v4u*)(p + 4 * r);
+}
 
 /* The moments {m, h, K} of four nodes as lanes: I[0] = m, I[1..3] = h, I[4..9] = K. */
 MBT__ALWAYS_INLINE void load_moments4(const mbt_inertia_moments* M, v4* I) {
@@ -129,16 +146,17 @@ MBT__ALWAYS_INLINE void inertia_at_Wo4(const mbt_inertia_moments* I, const mbt_t
   for (int r = 0; r < 3; ++r) J[1 + r] = h[r] + m * d[r];
 }
 
-/* forward_node_inertia of the four nodes i0..i0 + 3: Ib = Ic = I (about Wo, in W),
- * F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
+/* forward_node_inertia of the four nodes i0..i0 + 3 (their V, A in ws->V, ws->A as lanes where
+ * va_lanes, chain_rates4): Ic = I (about Wo, in W) and Ib = I if keep_ib, F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
  * n = the angular part of I·V, b = twice its linear part). */
-MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0) {
+MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0, bool keep_ib,
+                                        bool va_lanes) {
   v4 I[10], V[6], A[6], Iv[6], Ia[6], vIv[6], F[6], Y[12];
   inertia_at_Wo4(&ctx->I_Mo_M[i0], &ws->X_WM[i0], I);
-  store_moments4(I, &ws->Ib[i0]);
+  if (keep_ib) store_moments4(I, &ws->Ib[i0]);
   store_moments4(I, &ws->Ic[i0]);
-  load6x4(ws->V[i0], V);
-  load6x4(ws->A[i0], A);
+  load6x4_as(ws->V[i0], V, va_lanes);
+  load6x4_as(ws->A[i0], A, va_lanes);
   mul6_4(I, A, Ia);
   mul6_4(I, V, Iv);
   cross_force4(V, Iv, vIv);
@@ -256,9 +274,9 @@ MBT__ALWAYS_INLINE void chain_sums4(const v4* d, v4* c, v4* X, v4* Xp) {
  * before, velocities k0..k0 + 3), their poses X_WM stored: S = [z; p_WoMo × z] (z = R_WM·ẑ), then
  * V = V_λ + S·v and A = A_λ − W·v + S·v̇ as running sums down the block from V and A of the node
  * above i0 (Vc, Ac: in every lane, then those of i0 + 3), W = S × V_λ, B = W × V_λ − S × A_λ,
- * G = −2·W. */
+ * G = −2·W; V and A stored as lanes where va_lanes (store6x4_as). */
 MBT__ALWAYS_INLINE void chain_rates4(mbt_derivatives_workspace* ws, int i0, const mbt_real* v,
-                                     const mbt_real* vdot, v4* Vc, v4* Ac) {
+                                     const mbt_real* vdot, v4* Vc, v4* Ac, bool va_lanes) {
   _Static_assert(sizeof(mbt_transform) == 12 * sizeof(mbt_real), "mbt_transform is 12 numbers");
   const int k0 = ws->tree->local_nodes[i0].v_start;
   const mbt_real* x = (const mbt_real*)(const void*)&ws->X_WM[i0];
@@ -278,7 +296,7 @@ MBT__ALWAYS_INLINE void chain_rates4(mbt_derivatives_workspace* ws, int i0, cons
   cross4(S, Al, B);
   for (int r = 0; r < 6; ++r) B[r] = t[r] - B[r], t[r] = -2 * W[r];
   store6x4(S, ws->S[k0]), store6x4(W, ws->Wk[k0]), store6x4(B, ws->Bk[k0]), store6x4(t, ws->Gk[k0]);
-  store6x4(V, ws->V[i0]), store6x4(A, ws->A[i0]);
+  store6x4_as(V, ws->V[i0], va_lanes), store6x4_as(A, ws->A[i0], va_lanes);
 }
 
 /* column_rates of the six columns of a floating node (forward_floating) by lanes over its columns,
@@ -524,33 +542,42 @@ MBT__ALWAYS_INLINE bool chain_block4(const mbt_derivatives_workspace* ws, int k)
     if (ws->node_end[k + l] != k + l + 1 || ws->end[k + l] != e) return false;
   return true;
 }
-/* Row entries Sᵀ·X (X = Φ or Ω: the six rows of ws->J from row0) of the four velocities k0..k0 + 3
- * of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j, each row of ws->J
- * read once for the four k against S_k's components broadcast (S = ws->S[k0], S_{k0+l} at 6·l), the
- * same sums in the same order as descendant_entries4. */
-MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int row0, int j, const mbt_real* S, v4* a) {
-  for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0};
+/* Row entries Sᵀ·Φ and Sᵀ·Ω (the six rows of ws->J from MBT_J_PHI and from MBT_J_OMEGA) of the four
+ * velocities k0..k0 + 3 of a chain_block4, lanes four descendants j: a 4×4 tile of k × j per four j
+ * and per product, each row of ws->J read once for the four k against S_k's components broadcast
+ * (S = ws->S[k0], S_{k0+l} at 6·l), each broadcast shared by the two products (one per two
+ * multiply-adds, not per one); the same sums in the same order as descendant_entries4. */
+MBT__ALWAYS_INLINE void rows_tile4(const mbt_real* restrict J, size_t nv, int j, const mbt_real* S, v4* a, v4* b) {
+  for (int l = 0; l < 4; ++l) a[l] = (v4){0, 0, 0, 0}, b[l] = (v4){0, 0, 0, 0};
   for (int r = 0; r < 6; ++r) {
-    const v4 x = j_row4(J, row0 + r, nv, j);
-    for (int l = 0; l < 4; ++l) a[l] += S[6 * l + r] * x;
+    const v4 x = j_row4(J, MBT_J_PHI + r, nv, j), y = j_row4(J, MBT_J_OMEGA + r, nv, j);
+    for (int l = 0; l < 4; ++l) {
+      const mbt_real s = S[6 * l + r];
+      a[l] += s * x, b[l] += s * y;
+    }
   }
 }
+/* The entries j > k of a 4×4 tile of rows_tile4 at j = k (the block itself), row k at d. */
+MBT__ALWAYS_INLINE void store_block_upper4(const v4* a, size_t nv, mbt_real* restrict d) {
+  d[1] = a[0][1], d[2] = a[0][2], d[3] = a[0][3];
+  d[nv + 2] = a[1][2], d[nv + 3] = a[1][3];
+  d[2 * nv + 3] = a[2][3];
+}
 /* The tiles of rows_tile4 from j = k0 (the block itself: the entries j > k alone) to the end. */
-MBT__ALWAYS_INLINE void block_rows4(const mbt_derivatives_workspace* ws, int k0, int row0, mbt_real* restrict d) {
-  const size_t nv = (size_t)ws->nv;
+MBT__ALWAYS_INLINE void block_rows4(const mbt_derivatives_workspace* ws, int k0, mbt_real* restrict dq,
+                                    mbt_real* restrict dv) {
+  const size_t nv = (size_t)ws->nv, o = (size_t)k0 * nv;
   const int j1 = ws->end[k0];
   const mbt_real* restrict J = ws->J;
   const mbt_real* S = ws->S[k0];
-  v4 a[4];
-  mbt_real* dk = d + (size_t)k0 * nv + (size_t)k0;
-  rows_tile4(J, nv, row0, k0, S, a);
-  dk[1] = a[0][1], dk[2] = a[0][2], dk[3] = a[0][3];
-  dk[nv + 2] = a[1][2], dk[nv + 3] = a[1][3];
-  dk[2 * nv + 3] = a[2][3];
+  v4 a[4], b[4];
+  rows_tile4(J, nv, k0, S, a, b);
+  store_block_upper4(a, nv, dq + o + (size_t)k0);
+  store_block_upper4(b, nv, dv + o + (size_t)k0);
   for (int j = k0 + 4; j < j1; j += 4) {
-    rows_tile4(J, nv, row0, j, S, a);
-    mbt_real* dj = d + (size_t)k0 * nv + (size_t)j;
-    for (int l = 0; l < 4; ++l) *(mbt__v4u*)(dj + (size_t)l * nv) = a[l];
+    rows_tile4(J, nv, j, S, a, b);
+    mbt_real *qj = dq + o + (size_t)j, *vj = dv + o + (size_t)j;
+    for (int l = 0; l < 4; ++l) *(mbt__v4u*)(qj + (size_t)l * nv) = a[l], *(mbt__v4u*)(vj + (size_t)l * nv) = b[l];
   }
 }
 /* The column entries of the four velocities k0..k0 + 3 of a chain_block4 for their descendants j
@@ -663,8 +690,7 @@ MBT__ALWAYS_INLINE void descendant_pairs4(const mbt_derivatives_workspace* ws, m
                                           mbt_real* restrict dv) {
   for (int k = 0; k < ws->nv;) {
     if (k >= ws->chain_blocks || chain_block4(ws, k)) { /* from ws->chain_blocks on without the checks */
-      block_rows4(ws, k, MBT_J_PHI, dq);
-      block_rows4(ws, k, MBT_J_OMEGA, dv);
+      block_rows4(ws, k, dq, dv);
       descendant_columns_k4(ws, k, dq, dv);
       k += 4;
       continue;
