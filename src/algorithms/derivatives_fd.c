@@ -419,23 +419,42 @@ MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx
 #endif
 
 #ifdef MBT__AVX2
-/* y = −X·b for X = M⁻¹ with AVX2 (nv ≥ 4): by symmetry y = −Σ_j b_j·(row j of X), by pairs of
- * 4-wide blocks of y, the last block shifted back to end at nv (overlapping entries computed
- * twice, identically). */
+/* nb 4-wide blocks of y = −X·b at columns o_b: y = −Σ_j b_j·(row j of X), one accumulator per
+ * block, so that up to eight independent chains of fused multiply-adds run at once. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void neg_dense_blocks_avx2(int nb, const size_t* o, size_t n,
+                                                                                   const mbt_real* X,
+                                                                                   const mbt_real* b, mbt_real* y) {
+  __m256d a[8];
+  for (int i = 0; i < nb; ++i) a[i] = _mm256_setzero_pd();
+  for (size_t j = 0; j < n; ++j) {
+    const __m256d bj = _mm256_broadcast_sd(b + j);
+    for (int i = 0; i < nb; ++i) a[i] = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + o[i]), a[i]);
+  }
+  const __m256d z = _mm256_setzero_pd();
+  for (int i = nb - 1; i >= 0; --i) _mm256_storeu_pd(y + o[i], _mm256_sub_pd(z, a[i]));
+}
+
+/* y = −X·b for X = M⁻¹ with AVX2 (nv ≥ 4): by symmetry y = −Σ_j b_j·(row j of X), up to eight
+ * 4-wide blocks of y per pass over the rows (with two, each pass waited on the latency of its
+ * chains), the last block shifted back to end at nv (overlapping entries computed twice,
+ * identically). */
 __attribute__((target("avx2,fma"))) static void neg_dense_mul_avx2(int nv, const mbt_real* X, const mbt_real* b,
                                                                    mbt_real* y) {
   const size_t n = (size_t)nv;
-  for (size_t c = 0; c < n; c += 8) {
-    const size_t c0 = c + 4 <= n ? c : n - 4, c1 = c + 8 <= n ? c + 4 : n - 4;
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    for (size_t j = 0; j < n; ++j) {
-      const __m256d bj = _mm256_broadcast_sd(b + j);
-      a0 = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + c0), a0);
-      a1 = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + c1), a1);
+  for (size_t c = 0; c < n; c += 32) {
+    size_t o[8];
+    const int nb = n - c >= 32 ? 8 : (int)(n - c + 3) / 4;
+    for (int i = 0; i < nb; ++i) o[i] = c + 4 * (size_t)i + 4 <= n ? c + 4 * (size_t)i : n - 4;
+    switch (nb) {
+      case 8: neg_dense_blocks_avx2(8, o, n, X, b, y); break;
+      case 7: neg_dense_blocks_avx2(7, o, n, X, b, y); break;
+      case 6: neg_dense_blocks_avx2(6, o, n, X, b, y); break;
+      case 5: neg_dense_blocks_avx2(5, o, n, X, b, y); break;
+      case 4: neg_dense_blocks_avx2(4, o, n, X, b, y); break;
+      case 3: neg_dense_blocks_avx2(3, o, n, X, b, y); break;
+      case 2: neg_dense_blocks_avx2(2, o, n, X, b, y); break;
+      default: neg_dense_blocks_avx2(1, o, n, X, b, y); break;
     }
-    const __m256d z = _mm256_setzero_pd();
-    _mm256_storeu_pd(y + c1, _mm256_sub_pd(z, a1));
-    _mm256_storeu_pd(y + c0, _mm256_sub_pd(z, a0));
   }
 }
 #endif
