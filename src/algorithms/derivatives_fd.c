@@ -13,6 +13,7 @@
  * quadruped) M⁻¹ and v̇ come cheaper from the LᵀDL factor of M, formed from the same Ic·S
  * (ws->minv_ltdl, chosen per tree by operation counts), on a chain of 12 or more velocities by
  * dense blocks of rows (ws->minv_dense). */
+#include <math.h>
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
@@ -779,40 +780,47 @@ __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_r
 }
 
 /* The block's pivots and its own entries, tip to base (k = kb + i): from Y_i = row k of L on
- * [kb, k], M's row less the terms of the rows below the block,
- *   d_k = Y_i,k − Σ_{m>i} d_m·N_im²,  L_k,kb+j = (Y_i,kb+j − Σ_{m>i} d_m·N_im·L_kb+m,kb+j)/d_k (j < i),
- * with N_im = L_kb+m,k; then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. */
-static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int kb,
-                              mbt_real* L, mbt_real T[4][4]) {
+ * [kb, k], M's row less the terms of the rows below the block, with the numerators
+ *   A_ij = Y_ij − Σ_{m>i} A_mi·N_mj  (j ≤ i),   d_k = A_ii,   N_ij = L_k,kb+j = A_ij/d_k  (j < i)
+ * (A_mi = d_m·N_mi), then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. The pivots
+ * form a chain, each waiting on the division of the one before: the terms of the older rows
+ * m > i + 1 are summed first and the newest enters last as (A_i+1,i·A_i+1,j)·(1/d_i+1), one fused
+ * multiply-add after that division (its product by 1/d_i+1, then by d_i+1 and a subtraction
+ * were three operations on the chain). */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) int chain_block_pivots(const mbt_tree* tree,
+                                                                             mbt_context* ctx,
+                                                                             mbt_derivatives_workspace* ws, int kb,
+                                                                             mbt_real* L, mbt_real T[4][4]) {
   const size_t n = (size_t)ws->nv;
   /* in locals, every loop unrolled: registers, not memory, between the pivots */
-  mbt_real Y[4][4], N[4][4], d[4], dinv[4], U[4][4];
+  mbt_real A[4][4], N[4][4], d[4], dinv[4], U[4][4];
 #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i)
 #pragma GCC unroll 4
-    for (int j = 0; j <= i; ++j) Y[i][j] = L[(size_t)(kb + i) * n + (size_t)(kb + j)];
+    for (int j = 0; j <= i; ++j) A[i][j] = L[(size_t)(kb + i) * n + (size_t)(kb + j)];
 #pragma GCC unroll 4
   for (int i = 3; i >= 0; --i) {
     const size_t k = (size_t)(kb + i);
-    mbt_real c[4], e = Y[i][i];
 #pragma GCC unroll 4
-    for (int m = i + 1; m < 4; ++m) c[m] = d[m] * N[m][i], e -= c[m] * N[m][i];
+    for (int j = 0; j <= i; ++j) {
+      mbt_real a = A[i][j];
+#pragma GCC unroll 4
+      for (int m = 3; m > i + 1; --m) a = fma(-A[m][i], N[m][j], a);
+      if (i < 3) a = fma(-(A[i + 1][i] * A[i + 1][j]), dinv[i + 1], a);
+      A[i][j] = a;
+    }
+    const mbt_real e = A[i][i];
     if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(mbt__v6_dot(ws->SI[k], ws->S[k])), e) && mbt_isfinite(e)))
       return singular_error(tree, ctx, (int)k);
     d[i] = e, dinv[i] = 1 / e;
 #pragma GCC unroll 4
-    for (int j = 0; j < i; ++j) {
-      mbt_real a = Y[i][j];
-#pragma GCC unroll 4
-      for (int m = i + 1; m < 4; ++m) a -= c[m] * N[m][j];
-      N[i][j] = dinv[i] * a;
-    }
+    for (int j = 0; j < i; ++j) N[i][j] = dinv[i] * A[i][j];
 #pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-      mbt_real a = q == i ? 1 : 0;
+      mbt_real u = q == i ? 1 : 0;
 #pragma GCC unroll 4
-      for (int m = i + 1; m <= q; ++m) a -= N[m][i] * U[m][q];
-      U[i][q] = q < i ? 0 : a;
+      for (int m = q; m > i; --m) u = fma(-N[m][i], U[m][q], u);
+      U[i][q] = q < i ? 0 : u;
     }
   }
 #pragma GCC unroll 4
