@@ -968,6 +968,44 @@ static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, m
   }
 }
 
+#ifdef MBT__AVX2
+/* St_r,k = S_k,r (S_k,r = S[6k + r]) for k in [0, k1), k1 a multiple of 4: four S_k at a time, entries
+ * 0..3 by a 4×4 transpose in registers, 4 and 5 by two pair shuffles. */
+__attribute__((target("avx2,fma"))) static void transpose_s_avx2(const mbt_real* S, int nv, int k1, mbt_real* St) {
+  const size_t n = (size_t)nv;
+  for (int k = 0; k < k1; k += 4) {
+    const mbt_real* s = S + 6 * (size_t)k;
+    const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + 6);
+    const __m256d r2 = _mm256_loadu_pd(s + 12), r3 = _mm256_loadu_pd(s + 18);
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    mbt_real* b = St + (size_t)k;
+    _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+    const __m128d u0 = _mm_loadu_pd(s + 4), u1 = _mm_loadu_pd(s + 10);
+    const __m128d u2 = _mm_loadu_pd(s + 16), u3 = _mm_loadu_pd(s + 22);
+    _mm_storeu_pd(b + 4 * n, _mm_unpacklo_pd(u0, u1)), _mm_storeu_pd(b + 4 * n + 2, _mm_unpacklo_pd(u2, u3));
+    _mm_storeu_pd(b + 5 * n, _mm_unpackhi_pd(u0, u1)), _mm_storeu_pd(b + 5 * n + 2, _mm_unpackhi_pd(u2, u3));
+  }
+}
+#endif
+
+/* The S_k transposed into six rows St (St_r,k = S_k,r). */
+static void chain_transpose_s(const mbt_derivatives_workspace* ws, mbt_real* St) {
+  const int nv = ws->nv;
+  int k = 0;
+#ifdef MBT__AVX2
+  if (ws->avx2) {
+    k = nv & ~3;
+    transpose_s_avx2(ws->S[0], nv, k, St);
+  }
+#endif
+  for (; k < nv; ++k)
+    for (int r = 0; r < 6; ++r) St[(size_t)r * (size_t)nv + (size_t)k] = ws->S[k][r];
+}
+
 /* M⁻¹ on a chain without locked velocities: M_kj = (Ic·S_k)·S_j (j ≤ k) from the S_j transposed
  * into six rows (stored for the rows of the factor formed one by one; with AVX2 the blocks take
  * them as the first terms of their products), the factor, then M⁻¹'s upper triangle row by row
@@ -976,8 +1014,7 @@ static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_wo
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
   mbt_real *L = ws->PA, *Mc = L + n * n, *W = Mc + n * n, *t = ws->Ia, *St = t + 8 * n;
-  for (int k = 0; k < nv; ++k)
-    for (int r = 0; r < 6; ++r) St[(size_t)r * n + (size_t)k] = ws->S[k][r];
+  chain_transpose_s(ws, St);
   int k0 = 0;  /* M's rows from k0: with AVX2 those of the nv mod 4 rows at the tip (the blocks form theirs) */
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) k0 = nv % 4 ? nv - 4 : nv;
