@@ -801,7 +801,8 @@ __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_r
 MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) int chain_block_pivots(const mbt_tree* tree,
                                                                              mbt_context* ctx,
                                                                              mbt_derivatives_workspace* ws, int kb,
-                                                                             mbt_real* L, mbt_real T[4][4]) {
+                                                                             const mbt_real* Mkk, mbt_real* L,
+                                                                             mbt_real T[4][4]) {
   const size_t n = (size_t)ws->nv;
   /* in locals, every loop unrolled: registers, not memory, between the pivots */
   mbt_real A[4][4], N[4][4], d[4], dinv[4], U[4][4];
@@ -821,7 +822,7 @@ MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) int chain_block_pivots(co
       A[i][j] = a;
     }
     const mbt_real e = A[i][i];
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(mbt__v6_dot(ws->SI[k], ws->S[k])), e) && mbt_isfinite(e)))
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk[i]), e) && mbt_isfinite(e)))
       return singular_error(tree, ctx, (int)k);
     d[i] = e, dinv[i] = 1 / e;
 #pragma GCC unroll 4
@@ -865,11 +866,15 @@ __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt
   }
   for (int m = 0; m < 6; ++m)
     for (int r = 0; r < 4; ++r) SI[4 * m + r] = ws->SI[kb + r][m];
+  __m256d mkk = _mm256_mul_pd(_mm256_loadu_pd(SI), _mm256_loadu_pd(St + kb));  /* M_kk = (Ic·S_k)·S_k */
+  for (int m = 1; m < 6; ++m) mkk = _mm256_fmadd_pd(_mm256_loadu_pd(SI + 4 * m), _mm256_loadu_pd(St + (size_t)m * n + kb), mkk);
+  mbt_real Mkk[4];
+  _mm256_storeu_pd(Mkk, mkk);
   /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, not
    * read; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²), M's entries (Ic·S_k)·S_j its first terms. */
   rows4_avx2(false, false, SI, St, Gw, L, nv, k1 + 1, nv, NULL, L + (size_t)kb * n, 0, k1 + 1);
   rows4_avx2(true, true, NULL, NULL, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
-  const int st = chain_block_pivots(tree, ctx, ws, kb, L, T);
+  const int st = chain_block_pivots(tree, ctx, ws, kb, Mkk, L, T);
   if (st) return st;
   for (int i = 0; i < 4; ++i) {
     mbt_real* Wk = W + (size_t)(kb + i) * n;
