@@ -762,7 +762,7 @@ __attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, c
 
 /* X_i = Σ_{j≥i} C_ij·X_j for the four rows X_i = X + i·nv on the columns [o0, o1), in place (C
  * upper triangular, C_ij = C[4i + j]): every column on its own, 4-wide, the last o1 − o0 mod 4
- * one by one. */
+ * in masked lanes (no entry outside them is read or written). */
 __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_real* C, mbt_real* X, int nv,
                                                                      int o0, int o1) {
   const size_t n = (size_t)nv;
@@ -782,11 +782,16 @@ __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_r
     _mm256_storeu_pd(x2 + o, _mm256_fmadd_pd(c22, y2, _mm256_mul_pd(c23, y3)));
     _mm256_storeu_pd(x3 + o, _mm256_mul_pd(c33, y3));
   }
-  for (; o < o1; ++o) {
-    const mbt_real y0 = x0[o], y1 = x1[o], y2 = x2[o], y3 = x3[o];
-    x0[o] = (C[0] * y0 + C[1] * y1) + (C[2] * y2 + C[3] * y3);
-    x1[o] = C[5] * y1 + C[6] * y2 + C[7] * y3;
-    x2[o] = C[10] * y2 + C[11] * y3, x3[o] = C[15] * y3;
+  if (o < o1) {  /* the last o1 − o < 4 columns in masked lanes */
+    const __m256i m = _mm256_cmpgt_epi64(_mm256_set1_epi64x(o1 - o), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256d y0 = _mm256_maskload_pd(x0 + o, m), y1 = _mm256_maskload_pd(x1 + o, m);
+    const __m256d y2 = _mm256_maskload_pd(x2 + o, m), y3 = _mm256_maskload_pd(x3 + o, m);
+    const __m256d z0 = _mm256_fmadd_pd(c00, y0, _mm256_mul_pd(c01, y1));
+    const __m256d z1 = _mm256_fmadd_pd(c11, y1, _mm256_mul_pd(c12, y2));
+    _mm256_maskstore_pd(x0 + o, m, _mm256_add_pd(z0, _mm256_fmadd_pd(c02, y2, _mm256_mul_pd(c03, y3))));
+    _mm256_maskstore_pd(x1 + o, m, _mm256_fmadd_pd(c13, y3, z1));
+    _mm256_maskstore_pd(x2 + o, m, _mm256_fmadd_pd(c22, y2, _mm256_mul_pd(c23, y3)));
+    _mm256_maskstore_pd(x3 + o, m, _mm256_mul_pd(c33, y3));
   }
 }
 
