@@ -13,6 +13,7 @@
  * quadruped) M⁻¹ and v̇ come cheaper from the LᵀDL factor of M, formed from the same Ic·S
  * (ws->minv_ltdl, chosen per tree by operation counts), on a chain of 12 or more velocities by
  * dense blocks of rows (ws->minv_dense). */
+#include <math.h>
 #include <string.h>
 #include "algorithms/cholesky_internal.h"
 #include "algorithms/derivatives_internal.h"
@@ -419,23 +420,50 @@ MBT__AVX2_ATTRIBUTES static void ltdl_inverse_blocks_avx2(const mbt_context* ctx
 #endif
 
 #ifdef MBT__AVX2
-/* y = −X·b for X = M⁻¹ with AVX2 (nv ≥ 4): by symmetry y = −Σ_j b_j·(row j of X), by pairs of
- * 4-wide blocks of y, the last block shifted back to end at nv (overlapping entries computed
- * twice, identically). */
+/* nb 4-wide blocks of y = −X·b at columns o_b: y = −Σ_j b_j·(row j of X), one accumulator per
+ * block, so that up to eight independent chains of fused multiply-adds run at once. */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void neg_dense_blocks_avx2(int nb, const size_t* o, size_t n,
+                                                                                   const mbt_real* X,
+                                                                                   const mbt_real* b, mbt_real* y) {
+  __m256d a[8];
+  for (int i = 0; i < nb; ++i) a[i] = _mm256_setzero_pd();
+  for (size_t j = 0; j < n; ++j) {
+    const __m256d bj = _mm256_broadcast_sd(b + j);
+    for (int i = 0; i < nb; ++i) a[i] = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + o[i]), a[i]);
+  }
+  const __m256d z = _mm256_setzero_pd();
+  for (int i = nb - 1; i >= 0; --i) _mm256_storeu_pd(y + o[i], _mm256_sub_pd(z, a[i]));
+}
+
+/* The same for 4 ≤ nv ≤ 8 in one pass of two blocks, the second shifted back (the dispatch below
+ * and its frame cost UR5's ∂v̇ ~2 %). */
+__attribute__((target("avx2,fma"))) static void neg_dense_mul8_avx2(int nv, const mbt_real* X, const mbt_real* b,
+                                                                    mbt_real* y) {
+  const size_t o[2] = {0, (size_t)nv - 4};
+  neg_dense_blocks_avx2(2, o, (size_t)nv, X, b, y);
+}
+
+/* y = −X·b for X = M⁻¹ with AVX2 (nv > 8): by symmetry y = −Σ_j b_j·(row j of X), up to eight
+ * 4-wide blocks of y per pass over the rows (with two, each pass waited on the latency of its
+ * chains), the last block shifted back to end at nv (overlapping entries computed twice,
+ * identically). */
 __attribute__((target("avx2,fma"))) static void neg_dense_mul_avx2(int nv, const mbt_real* X, const mbt_real* b,
                                                                    mbt_real* y) {
   const size_t n = (size_t)nv;
-  for (size_t c = 0; c < n; c += 8) {
-    const size_t c0 = c + 4 <= n ? c : n - 4, c1 = c + 8 <= n ? c + 4 : n - 4;
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0;
-    for (size_t j = 0; j < n; ++j) {
-      const __m256d bj = _mm256_broadcast_sd(b + j);
-      a0 = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + c0), a0);
-      a1 = _mm256_fmadd_pd(bj, _mm256_loadu_pd(X + j * n + c1), a1);
+  for (size_t c = 0; c < n; c += 32) {
+    size_t o[8];
+    const int nb = n - c >= 32 ? 8 : (int)(n - c + 3) / 4;
+    for (int i = 0; i < nb; ++i) o[i] = c + 4 * (size_t)i + 4 <= n ? c + 4 * (size_t)i : n - 4;
+    switch (nb) {
+      case 8: neg_dense_blocks_avx2(8, o, n, X, b, y); break;
+      case 7: neg_dense_blocks_avx2(7, o, n, X, b, y); break;
+      case 6: neg_dense_blocks_avx2(6, o, n, X, b, y); break;
+      case 5: neg_dense_blocks_avx2(5, o, n, X, b, y); break;
+      case 4: neg_dense_blocks_avx2(4, o, n, X, b, y); break;
+      case 3: neg_dense_blocks_avx2(3, o, n, X, b, y); break;
+      case 2: neg_dense_blocks_avx2(2, o, n, X, b, y); break;
+      default: neg_dense_blocks_avx2(1, o, n, X, b, y); break;
     }
-    const __m256d z = _mm256_setzero_pd();
-    _mm256_storeu_pd(y + c1, _mm256_sub_pd(z, a1));
-    _mm256_storeu_pd(y + c0, _mm256_sub_pd(z, a0));
   }
 }
 #endif
@@ -445,7 +473,10 @@ static void neg_dense_mul(const mbt_derivatives_workspace* ws, const mbt_real* X
   const int nv = ws->nv;
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) {
-    neg_dense_mul_avx2(nv, X, b, y);
+    if (nv <= 8)
+      neg_dense_mul8_avx2(nv, X, b, y);
+    else
+      neg_dense_mul_avx2(nv, X, b, y);
     return;
   }
 #endif
@@ -731,7 +762,7 @@ __attribute__((target("avx2,fma"))) static void rows4_avx2(bool sub, bool tri, c
 
 /* X_i = Σ_{j≥i} C_ij·X_j for the four rows X_i = X + i·nv on the columns [o0, o1), in place (C
  * upper triangular, C_ij = C[4i + j]): every column on its own, 4-wide, the last o1 − o0 mod 4
- * one by one. */
+ * in masked lanes (no entry outside them is read or written). */
 __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_real* C, mbt_real* X, int nv,
                                                                      int o0, int o1) {
   const size_t n = (size_t)nv;
@@ -751,49 +782,62 @@ __attribute__((target("avx2,fma"))) static void block_transform_avx2(const mbt_r
     _mm256_storeu_pd(x2 + o, _mm256_fmadd_pd(c22, y2, _mm256_mul_pd(c23, y3)));
     _mm256_storeu_pd(x3 + o, _mm256_mul_pd(c33, y3));
   }
-  for (; o < o1; ++o) {
-    const mbt_real y0 = x0[o], y1 = x1[o], y2 = x2[o], y3 = x3[o];
-    x0[o] = (C[0] * y0 + C[1] * y1) + (C[2] * y2 + C[3] * y3);
-    x1[o] = C[5] * y1 + C[6] * y2 + C[7] * y3;
-    x2[o] = C[10] * y2 + C[11] * y3, x3[o] = C[15] * y3;
+  if (o < o1) {  /* the last o1 − o < 4 columns in masked lanes */
+    const __m256i m = _mm256_cmpgt_epi64(_mm256_set1_epi64x(o1 - o), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256d y0 = _mm256_maskload_pd(x0 + o, m), y1 = _mm256_maskload_pd(x1 + o, m);
+    const __m256d y2 = _mm256_maskload_pd(x2 + o, m), y3 = _mm256_maskload_pd(x3 + o, m);
+    const __m256d z0 = _mm256_fmadd_pd(c00, y0, _mm256_mul_pd(c01, y1));
+    const __m256d z1 = _mm256_fmadd_pd(c11, y1, _mm256_mul_pd(c12, y2));
+    _mm256_maskstore_pd(x0 + o, m, _mm256_add_pd(z0, _mm256_fmadd_pd(c02, y2, _mm256_mul_pd(c03, y3))));
+    _mm256_maskstore_pd(x1 + o, m, _mm256_fmadd_pd(c13, y3, z1));
+    _mm256_maskstore_pd(x2 + o, m, _mm256_fmadd_pd(c22, y2, _mm256_mul_pd(c23, y3)));
+    _mm256_maskstore_pd(x3 + o, m, _mm256_mul_pd(c33, y3));
   }
 }
 
 /* The block's pivots and its own entries, tip to base (k = kb + i): from Y_i = row k of L on
- * [kb, k], M's row less the terms of the rows below the block,
- *   d_k = Y_i,k − Σ_{m>i} d_m·N_im²,  L_k,kb+j = (Y_i,kb+j − Σ_{m>i} d_m·N_im·L_kb+m,kb+j)/d_k (j < i),
- * with N_im = L_kb+m,k; then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. */
-static int chain_block_pivots(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws, int kb,
-                              mbt_real* L, mbt_real T[4][4]) {
+ * [kb, k], M's row less the terms of the rows below the block, with the numerators
+ *   A_ij = Y_ij − Σ_{m>i} A_mi·N_mj  (j ≤ i),   d_k = A_ii,   N_ij = L_k,kb+j = A_ij/d_k  (j < i)
+ * (A_mi = d_m·N_mi), then T = (I + N)⁻¹ (unit upper triangular), W's diagonal block. The pivots
+ * form a chain, each waiting on the division of the one before: the terms of the older rows
+ * m > i + 1 are summed first and the newest enters last as (A_i+1,i·A_i+1,j)·(1/d_i+1), one fused
+ * multiply-add after that division (its product by 1/d_i+1, then by d_i+1 and a subtraction
+ * were three operations on the chain). */
+MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) int chain_block_pivots(const mbt_tree* tree,
+                                                                             mbt_context* ctx,
+                                                                             mbt_derivatives_workspace* ws, int kb,
+                                                                             const mbt_real* Mkk, mbt_real* L,
+                                                                             mbt_real T[4][4]) {
   const size_t n = (size_t)ws->nv;
   /* in locals, every loop unrolled: registers, not memory, between the pivots */
-  mbt_real Y[4][4], N[4][4], d[4], dinv[4], U[4][4];
+  mbt_real A[4][4], N[4][4], d[4], dinv[4], U[4][4];
 #pragma GCC unroll 4
   for (int i = 0; i < 4; ++i)
 #pragma GCC unroll 4
-    for (int j = 0; j <= i; ++j) Y[i][j] = L[(size_t)(kb + i) * n + (size_t)(kb + j)];
+    for (int j = 0; j <= i; ++j) A[i][j] = L[(size_t)(kb + i) * n + (size_t)(kb + j)];
 #pragma GCC unroll 4
   for (int i = 3; i >= 0; --i) {
     const size_t k = (size_t)(kb + i);
-    mbt_real c[4], e = Y[i][i];
 #pragma GCC unroll 4
-    for (int m = i + 1; m < 4; ++m) c[m] = d[m] * N[m][i], e -= c[m] * N[m][i];
-    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(mbt__v6_dot(ws->SI[k], ws->S[k])), e) && mbt_isfinite(e)))
+    for (int j = 0; j <= i; ++j) {
+      mbt_real a = A[i][j];
+#pragma GCC unroll 4
+      for (int m = 3; m > i + 1; --m) a = fma(-A[m][i], N[m][j], a);
+      if (i < 3) a = fma(-(A[i + 1][i] * A[i + 1][j]), dinv[i + 1], a);
+      A[i][j] = a;
+    }
+    const mbt_real e = A[i][i];
+    if (!(mbt_lt(MBT__CHOLESKY_RTOL * mbt_abs(Mkk[i]), e) && mbt_isfinite(e)))
       return singular_error(tree, ctx, (int)k);
     d[i] = e, dinv[i] = 1 / e;
 #pragma GCC unroll 4
-    for (int j = 0; j < i; ++j) {
-      mbt_real a = Y[i][j];
-#pragma GCC unroll 4
-      for (int m = i + 1; m < 4; ++m) a -= c[m] * N[m][j];
-      N[i][j] = dinv[i] * a;
-    }
+    for (int j = 0; j < i; ++j) N[i][j] = dinv[i] * A[i][j];
 #pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-      mbt_real a = q == i ? 1 : 0;
+      mbt_real u = q == i ? 1 : 0;
 #pragma GCC unroll 4
-      for (int m = i + 1; m <= q; ++m) a -= N[m][i] * U[m][q];
-      U[i][q] = q < i ? 0 : a;
+      for (int m = q; m > i; --m) u = fma(-N[m][i], U[m][q], u);
+      U[i][q] = q < i ? 0 : u;
     }
   }
 #pragma GCC unroll 4
@@ -827,11 +871,15 @@ __attribute__((target("avx2,fma"))) static int chain_factor_block_avx2(const mbt
   }
   for (int m = 0; m < 6; ++m)
     for (int r = 0; r < 4; ++r) SI[4 * m + r] = ws->SI[kb + r][m];
+  __m256d mkk = _mm256_mul_pd(_mm256_loadu_pd(SI), _mm256_loadu_pd(St + kb));  /* M_kk = (Ic·S_k)·S_k */
+  for (int m = 1; m < 6; ++m) mkk = _mm256_fmadd_pd(_mm256_loadu_pd(SI + 4 * m), _mm256_loadu_pd(St + (size_t)m * n + kb), mkk);
+  mbt_real Mkk[4];
+  _mm256_storeu_pd(Mkk, mkk);
   /* L's rows on [0, k1] (a multiple of 4; the entries right of a row's diagonal are scratch, not
    * read; on the diagonal M_kk − Σ_{m>k1} d_m·L_mk²), M's entries (Ic·S_k)·S_j its first terms. */
   rows4_avx2(false, false, SI, St, Gw, L, nv, k1 + 1, nv, NULL, L + (size_t)kb * n, 0, k1 + 1);
   rows4_avx2(true, true, NULL, NULL, G, W, nv, k1 + 1, nv, NULL, W + (size_t)kb * n, k1 + 1, nv - k1 - 1);
-  const int st = chain_block_pivots(tree, ctx, ws, kb, L, T);
+  const int st = chain_block_pivots(tree, ctx, ws, kb, Mkk, L, T);
   if (st) return st;
   for (int i = 0; i < 4; ++i) {
     mbt_real* Wk = W + (size_t)(kb + i) * n;
@@ -941,6 +989,44 @@ static void chain_mass_rows(const mbt_derivatives_workspace* ws, mbt_real* St, m
   }
 }
 
+#ifdef MBT__AVX2
+/* St_r,k = S_k,r (S_k,r = S[6k + r]) for k in [0, k1), k1 a multiple of 4: four S_k at a time, entries
+ * 0..3 by a 4×4 transpose in registers, 4 and 5 by two pair shuffles. */
+__attribute__((target("avx2,fma"))) static void transpose_s_avx2(const mbt_real* S, int nv, int k1, mbt_real* St) {
+  const size_t n = (size_t)nv;
+  for (int k = 0; k < k1; k += 4) {
+    const mbt_real* s = S + 6 * (size_t)k;
+    const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + 6);
+    const __m256d r2 = _mm256_loadu_pd(s + 12), r3 = _mm256_loadu_pd(s + 18);
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    mbt_real* b = St + (size_t)k;
+    _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+    const __m128d u0 = _mm_loadu_pd(s + 4), u1 = _mm_loadu_pd(s + 10);
+    const __m128d u2 = _mm_loadu_pd(s + 16), u3 = _mm_loadu_pd(s + 22);
+    _mm_storeu_pd(b + 4 * n, _mm_unpacklo_pd(u0, u1)), _mm_storeu_pd(b + 4 * n + 2, _mm_unpacklo_pd(u2, u3));
+    _mm_storeu_pd(b + 5 * n, _mm_unpackhi_pd(u0, u1)), _mm_storeu_pd(b + 5 * n + 2, _mm_unpackhi_pd(u2, u3));
+  }
+}
+#endif
+
+/* The S_k transposed into six rows St (St_r,k = S_k,r). */
+static void chain_transpose_s(const mbt_derivatives_workspace* ws, mbt_real* St) {
+  const int nv = ws->nv;
+  int k = 0;
+#ifdef MBT__AVX2
+  if (ws->avx2) {
+    k = nv & ~3;
+    transpose_s_avx2(ws->S[0], nv, k, St);
+  }
+#endif
+  for (; k < nv; ++k)
+    for (int r = 0; r < 6; ++r) St[(size_t)r * (size_t)nv + (size_t)k] = ws->S[k][r];
+}
+
 /* M⁻¹ on a chain without locked velocities: M_kj = (Ic·S_k)·S_j (j ≤ k) from the S_j transposed
  * into six rows (stored for the rows of the factor formed one by one; with AVX2 the blocks take
  * them as the first terms of their products), the factor, then M⁻¹'s upper triangle row by row
@@ -949,8 +1035,7 @@ static int chain_minv(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_wo
   const int nv = ws->nv;
   const size_t n = (size_t)nv;
   mbt_real *L = ws->PA, *Mc = L + n * n, *W = Mc + n * n, *t = ws->Ia, *St = t + 8 * n;
-  for (int k = 0; k < nv; ++k)
-    for (int r = 0; r < 6; ++r) St[(size_t)r * n + (size_t)k] = ws->S[k][r];
+  chain_transpose_s(ws, St);
   int k0 = 0;  /* M's rows from k0: with AVX2 those of the nv mod 4 rows at the tip (the blocks form theirs) */
 #ifdef MBT__AVX2
   if (ws->avx2 && nv >= 4) k0 = nv % 4 ? nv - 4 : nv;
