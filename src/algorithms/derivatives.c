@@ -533,15 +533,16 @@ MBT__ALWAYS_INLINE bool chain_lanes_block(const mbt_derivatives_workspace* ws, i
 
 /* forward_node of a revolute chain (ws->revolute_chain) in two steps: the poses X_WM, each from
  * its parent's, one node after the other; then the rest, which reads them, four nodes at a time
- * (chain_rates4: S, W, B, G, and V, A as running sums down the chain); the last nodes, fewer than
- * four, one at a time. */
+ * (chain_rates4: S, W, B, G, and V, A as running sums down the chain, kept as lanes for
+ * node_inertias4 where chain_lanes_block: nothing else reads them after the pass); the last nodes,
+ * fewer than four, one at a time. */
 MBT__ALWAYS_INLINE void forward_chain(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
-                                      const mbt_real* v, const mbt_real* vdot, bool va_lanes) {
+                                      const mbt_real* v, const mbt_real* vdot) {
   const int nl = ws->nl, n4 = 1 + (nl - 1) / 4 * 4;
   for (int i = 1; i < n4; ++i) revolute_pose(ctx, ws, i);
   v4 Vc[6], Ac[6];
   splat4(ws->V[0], 6, Vc), splat4(ws->A[0], 6, Ac);
-  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac, va_lanes && chain_lanes_block(ws, i0));
+  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac, chain_lanes_block(ws, i0));
   for (int i = n4; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, true);
 }
 #endif
@@ -897,8 +898,8 @@ MBT__ALWAYS_INLINE void chain_passes_body(const mbt_tree* tree, const mbt_contex
                                           mbt_real* dv, mbt_real* M, bool lanes) {
 #ifdef MBT__DERIV_LANES
   if (lanes) {
-    forward_chain(tree, ctx, ws, v, vdot, dq != NULL);
-    node_inertias(ctx, ws, true, dq == NULL, dq != NULL);
+    forward_chain(tree, ctx, ws, v, vdot);
+    node_inertias(ctx, ws, true, dq == NULL, true);
     chain_subtree_sums(ws);
     backward_nodes(tree, ws, tau, dq, dv, M, false, true);
     return;
@@ -1088,13 +1089,16 @@ MBT_DERIV_PASSES_LANES(vdot_passes,
  * own as chain_passes: with lanes ΔA base to tip (node i's velocity is i − 1), then the blocks of
  * four nodes tip to base (chain_vdot_rows4: B and F moved to v̇ and the rows of ws->J in one step,
  * ΔF summed onto F as it goes), the first nodes, fewer than four, in the block of the first four
- * (the nodes after them in it computed again from the same sums below, their B not moved twice);
- * the baseline copy runs vdot_passes_body. */
+ * (the nodes after them in it computed again from the same sums below, their B not moved twice),
+ * the in-node entries S·Φ, S·Ω into dq, dv where entries (the structured products read the rows
+ * alone); the baseline copy runs vdot_passes_body. */
 MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws,
-                                               const mbt_real* vdot, mbt_real* dq, mbt_real* dv, bool lanes) {
+                                               const mbt_real* vdot, mbt_real* dq, mbt_real* dv, bool entries,
+                                               bool lanes) {
 #ifdef MBT__DERIV_LANES
   if (lanes && ws->nl > 4) {
     const int nl = ws->nl;
+    if (!entries) dq = dv = NULL; /* the rows of ws->J alone (chain_vdot_rows4) */
     v4 a = {0, 0, 0, 0};
     mbt__v2u b = {0, 0};
     for (int i = 1; i < nl; ++i) { /* ΔA_i = ΔA_i−1 + S·v̇ */
@@ -1115,19 +1119,21 @@ MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivat
     }
     return;
   }
+#else
+  (void)entries;
 #endif
   vdot_passes_body(tree, ws, vdot, dq, dv, lanes);
 }
 MBT_DERIV_PASSES_LANES(chain_vdot_passes,
                        (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
-                        mbt_real* dv),
-                       (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+                        mbt_real* dv, bool entries),
+                       (tree, ws, vdot, dq, dv, entries), (tree, ws, vdot, dq, dv, entries))
 
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
   clear_branched_rows(ws, dtau_dq, dtau_dv);
   if (ws->revolute_chain)
-    chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
+    chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv, true);
   else
     vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
   descendant_pairs(ws, dtau_dq, dtau_dv);
@@ -1136,7 +1142,7 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
 
 void mbt__derivatives_rows_at_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
                                    mbt_real* dq, mbt_real* dv) {
-  chain_vdot_passes(tree, ws, vdot, dq, dv);
+  chain_vdot_passes(tree, ws, vdot, dq, dv, false);
 }
 
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

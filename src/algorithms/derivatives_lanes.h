@@ -357,7 +357,7 @@ MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int
     q += S[r] * phi, v += S[r] * omega;
   }
   for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, &SY[r]);
-  if (!one) return;
+  if (!one || !dq) return;
   for (int l = 0; l < 4; ++l) {
     const size_t kk = (size_t)(k0 + l) * (nv + 1);
     dq[kk] = q[l], dv[kk] = v[l];
