@@ -802,7 +802,9 @@ MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_wor
     const int b = i + 3 < nl ? i : nl - 4;
     const mbt_local_node* L = &tree->local_nodes[b];
     if (lanes && b > 0 && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
-      velocity_rows4(ws, b, tau, dq, dv, si_known, !dq || M); /* Ic·S kept for M or a later pass */
+      /* Ic·S kept for M or a later pass; by the bias pass on a chain (tau without dq) also in the
+         rows of ws->J, where the chain's pass at v̇ leaves them (chain_vdot_rows4) */
+      velocity_rows4(ws, b, tau, dq, dv, si_known, !dq || M, tau && !dq && ws->revolute_chain);
       if (M)
         for (int l = i - b; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
       i = b + 4;
