@@ -839,18 +839,21 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
 /* Per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes four nodes at a
  * time, node_inertias4, the last two or three nodes in the block of the last four); Ib, the
  * node's own inertia, kept for the passes at v̇ and M⁻¹ (keep_ib: a pass without ∂tau/∂(q, v);
- * the one with them leaves it, 2.5 kB fewer stores on the 30-chain). */
+ * the one with them leaves it, 2.5 kB fewer stores on the 30-chain). chain: a revolute chain's
+ * pass (chain_passes), V and A of its blocks as lanes (chain_lanes_block) and, with keep_ib, the
+ * blocks' Ic left unstored (chain_subtree_sums forms it from Ib: 2.2 kB fewer stores). */
 MBT__ALWAYS_INLINE void node_inertias(const mbt_context* ctx, mbt_derivatives_workspace* ws, bool lanes,
-                                      bool keep_ib, bool va_lanes) {
+                                      bool keep_ib, bool chain) {
   const int nl = ws->nl;
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
   if (lanes && nl > 4) {
-    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0, keep_ib, va_lanes && chain_lanes_block(ws, i0));
-    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4, keep_ib, false), i0 = nl;
+    for (; i0 + 3 < nl; i0 += 4)
+      node_inertias4(ctx, ws, i0, keep_ib, chain, chain && chain_lanes_block(ws, i0));
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4, keep_ib, chain, false), i0 = nl;
   }
 #else
-  (void)lanes, (void)va_lanes;
+  (void)lanes, (void)chain;
 #endif
   for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i, keep_ib);
 }
@@ -902,7 +905,7 @@ MBT__ALWAYS_INLINE void chain_passes_body(const mbt_tree* tree, const mbt_contex
   if (lanes) {
     forward_chain(tree, ctx, ws, v, vdot);
     node_inertias(ctx, ws, true, dq == NULL, true);
-    chain_subtree_sums(ws);
+    chain_subtree_sums(ws, dq == NULL ? ws->Ib : ws->Ic);
     backward_nodes(tree, ws, tau, dq, dv, M, false, true);
     return;
   }

@@ -147,14 +147,14 @@ MBT__ALWAYS_INLINE void inertia_at_Wo4(const mbt_inertia_moments* I, const mbt_t
 }
 
 /* forward_node_inertia of the four nodes i0..i0 + 3 (their V, A in ws->V, ws->A as lanes where
- * va_lanes, chain_rates4): Ic = I (about Wo, in W) and Ib = I if keep_ib, F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
+ * va_lanes, chain_rates4): Ic = I (about Wo, in W; unless ib_only) and Ib = I if keep_ib, F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
  * n = the angular part of I·V, b = twice its linear part). */
 MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0, bool keep_ib,
-                                        bool va_lanes) {
+                                        bool ib_only, bool va_lanes) {
   v4 I[10], V[6], A[6], Iv[6], Ia[6], vIv[6], F[6], Y[12];
   inertia_at_Wo4(&ctx->I_Mo_M[i0], &ws->X_WM[i0], I);
   if (keep_ib) store_moments4(I, &ws->Ib[i0]);
-  store_moments4(I, &ws->Ic[i0]);
+  if (!keep_ib || !ib_only) store_moments4(I, &ws->Ic[i0]);
   load6x4_as(ws->V[i0], V, va_lanes);
   load6x4_as(ws->A[i0], A, va_lanes);
   mul6_4(I, A, Ia);
@@ -473,21 +473,24 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
 
 /* add_to_parent_wide over a chain (ws->revolute_chain: the parent of node i is i − 1), tip to
  * base, the sum of the nodes below kept in registers (the same adds in the same order): node i's
- * sum is not stored and loaded again before the next add. */
-MBT__ALWAYS_INLINE void chain_subtree_sums(mbt_derivatives_workspace* ws) {
+ * sum is not stored and loaded again before the next add. The nodes' own inertias read from own
+ * (ws->Ic, or ws->Ib where node_inertias left Ic unstored), their sums stored into ws->Ic. */
+MBT__ALWAYS_INLINE void chain_subtree_sums(mbt_derivatives_workspace* ws, const mbt_inertia_moments* own) {
   enum { NI = MBT__MOMENTS_STRIDE, NY = sizeof(mbt_ymat) / sizeof(mbt_real) };
   _Static_assert(NI == 10 && NY == 12, "the moments are 10 numbers, Y 12");
-#define MBT__CHAIN_ROWS(i) \
-  mbt_real *pI = (mbt_real*)(void*)&ws->Ic[i], *pF = ws->F[i], *pY = (mbt_real*)(void*)&ws->Yc[i]
+#define MBT__CHAIN_ROWS(i)                                                                           \
+  mbt_real *pI = (mbt_real*)(void*)&ws->Ic[i], *pF = ws->F[i], *pY = (mbt_real*)(void*)&ws->Yc[i]; \
+  const mbt_real* pO = &own[i].m
   int i = ws->nl - 1;
   MBT__CHAIN_ROWS(i);
-  v4 I0 = *(mbt__v4u*)pI, I1 = *(mbt__v4u*)(pI + 4), F0 = *(mbt__v4u*)pF;
+  v4 I0 = *(const mbt__v4u*)pO, I1 = *(const mbt__v4u*)(pO + 4), F0 = *(mbt__v4u*)pF;
   v4 Y0 = *(mbt__v4u*)pY, Y1 = *(mbt__v4u*)(pY + 4), Y2 = *(mbt__v4u*)(pY + 8);
-  mbt__v2u I2 = *(mbt__v2u*)(pI + 8), F1 = *(mbt__v2u*)(pF + 4);
+  mbt__v2u I2 = *(const mbt__v2u*)(pO + 8), F1 = *(mbt__v2u*)(pF + 4);
+  if (own != ws->Ic) *(mbt__v4u*)pI = I0, *(mbt__v4u*)(pI + 4) = I1, *(mbt__v2u*)(pI + 8) = I2;
   for (--i; i > 0; --i) {
     MBT__CHAIN_ROWS(i);
-    *(mbt__v4u*)pI = I0 += *(mbt__v4u*)pI, *(mbt__v4u*)(pI + 4) = I1 += *(mbt__v4u*)(pI + 4);
-    *(mbt__v2u*)(pI + 8) = I2 += *(mbt__v2u*)(pI + 8);
+    *(mbt__v4u*)pI = I0 += *(const mbt__v4u*)pO, *(mbt__v4u*)(pI + 4) = I1 += *(const mbt__v4u*)(pO + 4);
+    *(mbt__v2u*)(pI + 8) = I2 += *(const mbt__v2u*)(pO + 8);
     *(mbt__v4u*)pF = F0 += *(mbt__v4u*)pF, *(mbt__v2u*)(pF + 4) = F1 += *(mbt__v2u*)(pF + 4);
     *(mbt__v4u*)pY = Y0 += *(mbt__v4u*)pY, *(mbt__v4u*)(pY + 4) = Y1 += *(mbt__v4u*)(pY + 4);
     *(mbt__v4u*)(pY + 8) = Y2 += *(mbt__v4u*)(pY + 8);
