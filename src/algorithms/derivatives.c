@@ -533,15 +533,16 @@ MBT__ALWAYS_INLINE bool chain_lanes_block(const mbt_derivatives_workspace* ws, i
 
 /* forward_node of a revolute chain (ws->revolute_chain) in two steps: the poses X_WM, each from
  * its parent's, one node after the other; then the rest, which reads them, four nodes at a time
- * (chain_rates4: S, W, B, G, and V, A as running sums down the chain); the last nodes, fewer than
- * four, one at a time. */
+ * (chain_rates4: S, W, B, G, and V, A as running sums down the chain, kept as lanes for
+ * node_inertias4 where chain_lanes_block: nothing else reads them after the pass); the last nodes,
+ * fewer than four, one at a time. */
 MBT__ALWAYS_INLINE void forward_chain(const mbt_tree* tree, const mbt_context* ctx, mbt_derivatives_workspace* ws,
-                                      const mbt_real* v, const mbt_real* vdot, bool va_lanes) {
+                                      const mbt_real* v, const mbt_real* vdot) {
   const int nl = ws->nl, n4 = 1 + (nl - 1) / 4 * 4;
   for (int i = 1; i < n4; ++i) revolute_pose(ctx, ws, i);
   v4 Vc[6], Ac[6];
   splat4(ws->V[0], 6, Vc), splat4(ws->A[0], 6, Ac);
-  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac, va_lanes && chain_lanes_block(ws, i0));
+  for (int i0 = 1; i0 < n4; i0 += 4) chain_rates4(ws, i0, v, vdot, Vc, Ac, chain_lanes_block(ws, i0));
   for (int i = n4; i < nl; ++i) forward_node(tree, ctx, ws, i, v, vdot, true);
 }
 #endif
@@ -801,7 +802,9 @@ MBT__ALWAYS_INLINE void backward_nodes(const mbt_tree* tree, mbt_derivatives_wor
     const int b = i + 3 < nl ? i : nl - 4;
     const mbt_local_node* L = &tree->local_nodes[b];
     if (lanes && b > 0 && L[0].nv == 1 && L[1].nv == 1 && L[2].nv == 1 && L[3].nv == 1) {
-      velocity_rows4(ws, b, tau, dq, dv, si_known, !dq || M); /* Ic·S kept for M or a later pass */
+      /* Ic·S kept for M or a later pass; by the bias pass on a chain (tau without dq) also in the
+         rows of ws->J, where the chain's pass at v̇ leaves them (chain_vdot_rows4) */
+      velocity_rows4(ws, b, tau, dq, dv, si_known, !dq || M, tau && !dq && ws->revolute_chain);
       if (M)
         for (int l = i - b; l < 4; ++l) mass_matrix_row(ws, L->v_start + l, M);
       i = b + 4;
@@ -836,18 +839,21 @@ static void add_joint_forces(const mbt_tree* tree, const mbt_context* ctx, const
 /* Per node, its world-frame inertia, f and Y (forward_node_inertia; with lanes four nodes at a
  * time, node_inertias4, the last two or three nodes in the block of the last four); Ib, the
  * node's own inertia, kept for the passes at v̇ and M⁻¹ (keep_ib: a pass without ∂tau/∂(q, v);
- * the one with them leaves it, 2.5 kB fewer stores on the 30-chain). */
+ * the one with them leaves it, 2.5 kB fewer stores on the 30-chain). chain: a revolute chain's
+ * pass (chain_passes), V and A of its blocks as lanes (chain_lanes_block) and, with keep_ib, the
+ * blocks' Ic left unstored (chain_subtree_sums forms it from Ib: 2.2 kB fewer stores). */
 MBT__ALWAYS_INLINE void node_inertias(const mbt_context* ctx, mbt_derivatives_workspace* ws, bool lanes,
-                                      bool keep_ib, bool va_lanes) {
+                                      bool keep_ib, bool chain) {
   const int nl = ws->nl;
   int i0 = 1;
 #ifdef MBT__DERIV_LANES
   if (lanes && nl > 4) {
-    for (; i0 + 3 < nl; i0 += 4) node_inertias4(ctx, ws, i0, keep_ib, va_lanes && chain_lanes_block(ws, i0));
-    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4, keep_ib, false), i0 = nl;
+    for (; i0 + 3 < nl; i0 += 4)
+      node_inertias4(ctx, ws, i0, keep_ib, chain, chain && chain_lanes_block(ws, i0));
+    if (i0 + 1 < nl) node_inertias4(ctx, ws, nl - 4, keep_ib, chain, false), i0 = nl;
   }
 #else
-  (void)lanes, (void)va_lanes;
+  (void)lanes, (void)chain;
 #endif
   for (int i = i0; i < nl; ++i) forward_node_inertia(ctx, ws, i, keep_ib);
 }
@@ -897,9 +903,9 @@ MBT__ALWAYS_INLINE void chain_passes_body(const mbt_tree* tree, const mbt_contex
                                           mbt_real* dv, mbt_real* M, bool lanes) {
 #ifdef MBT__DERIV_LANES
   if (lanes) {
-    forward_chain(tree, ctx, ws, v, vdot, dq != NULL);
-    node_inertias(ctx, ws, true, dq == NULL, dq != NULL);
-    chain_subtree_sums(ws);
+    forward_chain(tree, ctx, ws, v, vdot);
+    node_inertias(ctx, ws, true, dq == NULL, true);
+    chain_subtree_sums(ws, dq == NULL ? ws->Ib : ws->Ic);
     backward_nodes(tree, ws, tau, dq, dv, M, false, true);
     return;
   }
@@ -1088,13 +1094,16 @@ MBT_DERIV_PASSES_LANES(vdot_passes,
  * own as chain_passes: with lanes ΔA base to tip (node i's velocity is i − 1), then the blocks of
  * four nodes tip to base (chain_vdot_rows4: B and F moved to v̇ and the rows of ws->J in one step,
  * ΔF summed onto F as it goes), the first nodes, fewer than four, in the block of the first four
- * (the nodes after them in it computed again from the same sums below, their B not moved twice);
- * the baseline copy runs vdot_passes_body. */
+ * (the nodes after them in it computed again from the same sums below, their B not moved twice),
+ * the in-node entries S·Φ, S·Ω into dq, dv where entries (the structured products read the rows
+ * alone); the baseline copy runs vdot_passes_body. */
 MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivatives_workspace* ws,
-                                               const mbt_real* vdot, mbt_real* dq, mbt_real* dv, bool lanes) {
+                                               const mbt_real* vdot, mbt_real* dq, mbt_real* dv, bool entries,
+                                               bool lanes) {
 #ifdef MBT__DERIV_LANES
   if (lanes && ws->nl > 4) {
     const int nl = ws->nl;
+    if (!entries) dq = dv = NULL; /* the rows of ws->J alone (chain_vdot_rows4) */
     v4 a = {0, 0, 0, 0};
     mbt__v2u b = {0, 0};
     for (int i = 1; i < nl; ++i) { /* ΔA_i = ΔA_i−1 + S·v̇ */
@@ -1115,19 +1124,21 @@ MBT__ALWAYS_INLINE void chain_vdot_passes_body(const mbt_tree* tree, mbt_derivat
     }
     return;
   }
+#else
+  (void)entries;
 #endif
   vdot_passes_body(tree, ws, vdot, dq, dv, lanes);
 }
 MBT_DERIV_PASSES_LANES(chain_vdot_passes,
                        (const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot, mbt_real* dq,
-                        mbt_real* dv),
-                       (tree, ws, vdot, dq, dv), (tree, ws, vdot, dq, dv))
+                        mbt_real* dv, bool entries),
+                       (tree, ws, vdot, dq, dv, entries), (tree, ws, vdot, dq, dv, entries))
 
 void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,
                               const mbt_real* vdot, const mbt_real* tau_app, mbt_real* dtau_dq, mbt_real* dtau_dv) {
   clear_branched_rows(ws, dtau_dq, dtau_dv);
   if (ws->revolute_chain)
-    chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
+    chain_vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv, true);
   else
     vdot_passes(tree, ws, vdot, dtau_dq, dtau_dv);
   descendant_pairs(ws, dtau_dq, dtau_dv);
@@ -1136,7 +1147,7 @@ void mbt__derivatives_at_vdot(const mbt_tree* tree, mbt_context* ctx, mbt_deriva
 
 void mbt__derivatives_rows_at_vdot(const mbt_tree* tree, mbt_derivatives_workspace* ws, const mbt_real* vdot,
                                    mbt_real* dq, mbt_real* dv) {
-  chain_vdot_passes(tree, ws, vdot, dq, dv);
+  chain_vdot_passes(tree, ws, vdot, dq, dv, false);
 }
 
 void mbt__derivatives_kinematics(const mbt_tree* tree, mbt_context* ctx, mbt_derivatives_workspace* ws,

@@ -147,14 +147,14 @@ MBT__ALWAYS_INLINE void inertia_at_Wo4(const mbt_inertia_moments* I, const mbt_t
 }
 
 /* forward_node_inertia of the four nodes i0..i0 + 3 (their V, A in ws->V, ws->A as lanes where
- * va_lanes, chain_rates4): Ic = I (about Wo, in W) and Ib = I if keep_ib, F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
+ * va_lanes, chain_rates4): Ic = I (about Wo, in W; unless ib_only) and Ib = I if keep_ib, F = I·A + V ×* (I·V) and Yc = Y (body_Y: C = K·[ω]×, Σ = C + Cᵀ + u·hᵀ + h·uᵀ − 2(u·h)·1,
  * n = the angular part of I·V, b = twice its linear part). */
 MBT__ALWAYS_INLINE void node_inertias4(const mbt_context* ctx, mbt_derivatives_workspace* ws, int i0, bool keep_ib,
-                                        bool va_lanes) {
+                                        bool ib_only, bool va_lanes) {
   v4 I[10], V[6], A[6], Iv[6], Ia[6], vIv[6], F[6], Y[12];
   inertia_at_Wo4(&ctx->I_Mo_M[i0], &ws->X_WM[i0], I);
   if (keep_ib) store_moments4(I, &ws->Ib[i0]);
-  store_moments4(I, &ws->Ic[i0]);
+  if (!keep_ib || !ib_only) store_moments4(I, &ws->Ic[i0]);
   load6x4_as(ws->V[i0], V, va_lanes);
   load6x4_as(ws->A[i0], A, va_lanes);
   mul6_4(I, A, Ia);
@@ -327,7 +327,7 @@ MBT__ALWAYS_INLINE void floating_column_rates4(mbt_derivatives_workspace* ws, in
 }
 
 /* The rows of ws->J of the four velocities k0..k0 + 3 (velocity_rows_lanes), given S, Ic·S and B
- * as lanes and their nodes' Ic, Yc, F as lanes I, Y, F. */
+ * as lanes and their nodes' Ic, Yc, F as lanes I, Y, F; SI NULL: the rows of Ic·S already stored. */
 MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* S, const v4* SI,
                                               const v4* B, const v4* I, const v4* Y, const v4* F, mbt_real* dq,
                                               mbt_real* dv, bool one) {
@@ -351,13 +351,13 @@ MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int
   v4 q = {0}, v = {0};
   for (int r = 0; r < 6; ++r) {
     const v4 phi = SxF[r] + t1[r] + t2[r], omega = t3[r] - YS[r];
-    store_row4(J + (MBT_J_SI + r) * nv, &SI[r]);
+    if (SI) store_row4(J + (MBT_J_SI + r) * nv, &SI[r]);
     store_row4(J + (MBT_J_PHI + r) * nv, &phi);
     store_row4(J + (MBT_J_OMEGA + r) * nv, &omega);
     q += S[r] * phi, v += S[r] * omega;
   }
   for (int r = 0; r < 3; ++r) store_row4(J + (MBT_J_SY + r) * nv, &SY[r]);
-  if (!one) return;
+  if (!one || !dq) return;
   for (int l = 0; l < 4; ++l) {
     const size_t kk = (size_t)(k0 + l) * (nv + 1);
     dq[kk] = q[l], dv[kk] = v[l];
@@ -365,13 +365,14 @@ MBT__ALWAYS_INLINE void derivative_rows_lanes(mbt_derivatives_workspace* ws, int
 }
 
 /* backward_velocity_body of the four velocities k0..k0 + 3 by lanes, given their nodes' Ic, Yc, F
- * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known; stored in ws->SI if keep_si),
+ * as lanes I, Y, F (Y read only with dq): Ic·S (unless si_known; stored in ws->SI if keep_si, and
+ * in its rows of ws->J if si_rows),
  * tau = S·F, and with dq the rows of ws->J (Ycᵀ·S, Ic·S, Φ = S ×* F + Yc·W + Ic·B,
  * Ω = Ic·G − Yc·S). one: four one-velocity nodes, whose G = −2·W (one_velocity_rates) gives
  * Ic·G = −2·Ic·W exactly, and whose in-node entries S·Φ, S·Ω are written too. */
 MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k0, const v4* I, const v4* Y,
                                             const v4* F, mbt_real* tau, mbt_real* dq, mbt_real* dv, bool si_known,
-                                            bool keep_si, bool one) {
+                                            bool keep_si, bool si_rows, bool one) {
   v4 S[6], SI[6];
   load6x4(ws->S[k0], S);
   if (si_known) {
@@ -379,6 +380,7 @@ MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k
   } else {
     mul6_4(I, S, SI);
     if (keep_si) store6x4(SI, ws->SI[k0]);
+    for (int r = 0; si_rows && r < 6; ++r) store_row4(ws->J + k0 + (size_t)(MBT_J_SI + r) * (size_t)ws->nv, &SI[r]);
   }
   if (tau) {
     const v4 t = (S[0] * F[0] + S[3] * F[3]) + (S[1] * F[1] + S[4] * F[4]) + (S[2] * F[2] + S[5] * F[5]);
@@ -395,12 +397,12 @@ MBT__ALWAYS_INLINE void velocity_rows_lanes(mbt_derivatives_workspace* ws, int k
  * (chain_vdot_passes, derivatives.c): B −= S × ΔA where own (1: the lanes not moved by an
  * earlier block), ΔF = Ib·ΔA summed tip to base onto F from the sum below the block (c in every
  * lane: the first node's then; the running sums lane l of X), then the rows of ws->J with B and
- * F at v̇. */
+ * F at v̇ but those of Ic·S, which the bias pass stored (velocity_rows4's si_rows). */
 MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, const v4* own, v4* c, v4* X,
                                          mbt_real* dq, mbt_real* dv) {
   const int k0 = i0 - 1;
   const v4 z = {0, 0, 0, 0};
-  v4 I[10], Y[12], F[6], S[6], SI[6], B[6], dA[6], dF[6], t[6];
+  v4 I[10], Y[12], F[6], S[6], B[6], dA[6], dF[6], t[6];
   load_moments4(&ws->Ib[i0], I);
   load6x4(ws->dF[i0], dA);
   mul6_4(I, dA, dF);
@@ -416,21 +418,21 @@ MBT__ALWAYS_INLINE void chain_vdot_rows4(mbt_derivatives_workspace* ws, int i0, 
   cross4(S, dA, t);
   for (int r = 0; r < 6; ++r) B[r] -= t[r] * *own;
   store6x4(B, ws->Bk[k0]);
-  load6x4(ws->SI[k0], SI);
   load_moments4(&ws->Ic[i0], I);
   load_ymat4(&ws->Yc[i0], Y);
-  derivative_rows_lanes(ws, k0, S, SI, B, I, Y, F, dq, dv, true);
+  derivative_rows_lanes(ws, k0, S, NULL, B, I, Y, F, dq, dv, true); /* Ic·S's rows: the bias pass's */
 }
 
 /* backward_velocity_body of the four one-velocity nodes i0..i0 + 3 (velocities k0..k0 + 3, their
  * subtrees' Ic, Yc, F complete), with their in-node entries S·Φ, S·Ω (velocity_rows_lanes). */
 MBT__ALWAYS_INLINE void velocity_rows4(mbt_derivatives_workspace* ws, int i0, mbt_real* tau, mbt_real* dq,
-                                       mbt_real* dv, bool si_known, bool keep_si) {
+                                       mbt_real* dv, bool si_known, bool keep_si, bool si_rows) {
   v4 I[10], F[6], Y[12] = {{0}}; /* read with dq alone */
   load_moments4(&ws->Ic[i0], I);
   load6x4(ws->F[i0], F);
   if (dq) load_ymat4(&ws->Yc[i0], Y);
-  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, keep_si, true);
+  velocity_rows_lanes(ws, ws->tree->local_nodes[i0].v_start, I, Y, F, tau, dq, dv, si_known, keep_si, si_rows,
+                      true);
 }
 
 /* x[r] = p[r] in every lane, r < n. */
@@ -454,7 +456,7 @@ MBT__ALWAYS_INLINE void node_velocity_rows(mbt_derivatives_workspace* ws, int i,
   const int k0 = ws->tree->local_nodes[i].v_start, nk = ws->tree->local_nodes[i].nv;
   for (int c = 0; c < nk; c += 4) {
     const int b = c + 4 <= nk ? c : nk - 4;
-    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, true, false);
+    velocity_rows_lanes(ws, k0 + b, I, Y, F, tau, dq, dv, si_known, true, false, false);
   }
 }
 
@@ -471,21 +473,24 @@ MBT__ALWAYS_INLINE void add_to_parent_wide(mbt_derivatives_workspace* ws, int i,
 
 /* add_to_parent_wide over a chain (ws->revolute_chain: the parent of node i is i − 1), tip to
  * base, the sum of the nodes below kept in registers (the same adds in the same order): node i's
- * sum is not stored and loaded again before the next add. */
-MBT__ALWAYS_INLINE void chain_subtree_sums(mbt_derivatives_workspace* ws) {
+ * sum is not stored and loaded again before the next add. The nodes' own inertias read from own
+ * (ws->Ic, or ws->Ib where node_inertias left Ic unstored), their sums stored into ws->Ic. */
+MBT__ALWAYS_INLINE void chain_subtree_sums(mbt_derivatives_workspace* ws, const mbt_inertia_moments* own) {
   enum { NI = MBT__MOMENTS_STRIDE, NY = sizeof(mbt_ymat) / sizeof(mbt_real) };
   _Static_assert(NI == 10 && NY == 12, "the moments are 10 numbers, Y 12");
-#define MBT__CHAIN_ROWS(i) \
-  mbt_real *pI = (mbt_real*)(void*)&ws->Ic[i], *pF = ws->F[i], *pY = (mbt_real*)(void*)&ws->Yc[i]
+#define MBT__CHAIN_ROWS(i)                                                                           \
+  mbt_real *pI = (mbt_real*)(void*)&ws->Ic[i], *pF = ws->F[i], *pY = (mbt_real*)(void*)&ws->Yc[i]; \
+  const mbt_real* pO = &own[i].m
   int i = ws->nl - 1;
   MBT__CHAIN_ROWS(i);
-  v4 I0 = *(mbt__v4u*)pI, I1 = *(mbt__v4u*)(pI + 4), F0 = *(mbt__v4u*)pF;
+  v4 I0 = *(const mbt__v4u*)pO, I1 = *(const mbt__v4u*)(pO + 4), F0 = *(mbt__v4u*)pF;
   v4 Y0 = *(mbt__v4u*)pY, Y1 = *(mbt__v4u*)(pY + 4), Y2 = *(mbt__v4u*)(pY + 8);
-  mbt__v2u I2 = *(mbt__v2u*)(pI + 8), F1 = *(mbt__v2u*)(pF + 4);
+  mbt__v2u I2 = *(const mbt__v2u*)(pO + 8), F1 = *(mbt__v2u*)(pF + 4);
+  if (own != ws->Ic) *(mbt__v4u*)pI = I0, *(mbt__v4u*)(pI + 4) = I1, *(mbt__v2u*)(pI + 8) = I2;
   for (--i; i > 0; --i) {
     MBT__CHAIN_ROWS(i);
-    *(mbt__v4u*)pI = I0 += *(mbt__v4u*)pI, *(mbt__v4u*)(pI + 4) = I1 += *(mbt__v4u*)(pI + 4);
-    *(mbt__v2u*)(pI + 8) = I2 += *(mbt__v2u*)(pI + 8);
+    *(mbt__v4u*)pI = I0 += *(const mbt__v4u*)pO, *(mbt__v4u*)(pI + 4) = I1 += *(const mbt__v4u*)(pO + 4);
+    *(mbt__v2u*)(pI + 8) = I2 += *(const mbt__v2u*)(pO + 8);
     *(mbt__v4u*)pF = F0 += *(mbt__v4u*)pF, *(mbt__v2u*)(pF + 4) = F1 += *(mbt__v2u*)(pF + 4);
     *(mbt__v4u*)pY = Y0 += *(mbt__v4u*)pY, *(mbt__v4u*)(pY + 4) = Y1 += *(mbt__v4u*)(pY + 4);
     *(mbt__v4u*)(pY + 8) = Y2 += *(mbt__v4u*)(pY + 8);
