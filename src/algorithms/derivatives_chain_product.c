@@ -13,10 +13,6 @@
  * Locked velocities have zero rows and columns in A, so the same sums hold. */
 #include "algorithms/derivatives_internal.h"
 
-#ifdef MBT__AVX2
-#include <immintrin.h>
-#endif
-
 /* From 16 velocities with AVX-512 (its 32 registers hold a strip's sums, the broadcasts fold into
  * the multiply-adds), from 24 with AVX2 alone (the rows of ws->J by velocity fit ws->T2 from
  * MBT__JT = 24), from 28 on the baseline: where the products measured faster than the dense ones
@@ -53,25 +49,15 @@ static void chain_products_row(const mbt_derivatives_workspace* ws, const mbt_re
 }
 
 #ifdef MBT__AVX2
-/* Rows r of the 4×4 block whose columns are c[0..3] stored at y + r·n. */
-__attribute__((always_inline, target("avx2,fma"))) static inline void store_transposed4(const __m256d* c, size_t n,
-                                                                                      mbt_real* y) {
-  const __m256d t0 = _mm256_unpacklo_pd(c[0], c[1]), t1 = _mm256_unpackhi_pd(c[0], c[1]);
-  const __m256d t2 = _mm256_unpacklo_pd(c[2], c[3]), t3 = _mm256_unpackhi_pd(c[2], c[3]);
-  _mm256_storeu_pd(y, _mm256_permute2f128_pd(t0, t2, 0x20));
-  _mm256_storeu_pd(y + n, _mm256_permute2f128_pd(t1, t3, 0x20));
-  _mm256_storeu_pd(y + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
-  _mm256_storeu_pd(y + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
-}
-/* The same for the 8×4 block of 8-wide columns (store_transposed4 of the halves). */
+/* mbt__store_transposed4 for the 8×4 block of 8-wide columns (of the halves). */
 __attribute__((always_inline, target("avx512f,avx2,fma"))) static inline void store_transposed8(
     const __m512d* c, size_t n, mbt_real* y) {
   const __m256d lo[4] = {_mm512_castpd512_pd256(c[0]), _mm512_castpd512_pd256(c[1]), _mm512_castpd512_pd256(c[2]),
                          _mm512_castpd512_pd256(c[3])};
   const __m256d hi[4] = {_mm512_extractf64x4_pd(c[0], 1), _mm512_extractf64x4_pd(c[1], 1),
                          _mm512_extractf64x4_pd(c[2], 1), _mm512_extractf64x4_pd(c[3], 1)};
-  store_transposed4(lo, n, y);
-  store_transposed4(hi, n, y + 4 * n);
+  mbt__store_transposed4(lo, n, y);
+  mbt__store_transposed4(hi, n, y + 4 * n);
 }
 
 /* The rows of ws->J by velocity for the AVX2 strips, whose broadcasts then take constant offsets:
@@ -87,7 +73,7 @@ __attribute__((target("avx2,fma"))) static void transpose_rows(const mbt_derivat
       const mbt_real* p = J + (size_t)r * nv + k;
       const __m256d c[4] = {_mm256_loadu_pd(p), _mm256_loadu_pd(p + nv), _mm256_loadu_pd(p + 2 * nv),
                             _mm256_loadu_pd(p + 3 * nv)};
-      store_transposed4(c, MBT__JT, Jt + k * MBT__JT + (size_t)r);
+      mbt__store_transposed4(c, MBT__JT, Jt + k * MBT__JT + (size_t)r);
     }
   for (size_t kk = 0; kk < nv; ++kk) /* the last row, and the last columns, fewer than four */
     for (int r = kk < k ? MBT_J_ROWS / 4 * 4 : 0; r < MBT_J_ROWS; ++r)
@@ -176,7 +162,7 @@ __attribute__((target("avx2,fma"))) static void transpose_rows(const mbt_derivat
  * (transpose_rows: constant offsets); AVX-512: strips of 8 in its 32 registers (no spills), the
  * broadcasts folded into the multiply-adds, from J itself. */
 MBT__CHAIN_PRODUCTS_ROWS(chain_products_rows4, __attribute__((target("avx2,fma"))), __m256d, _mm256, 4,
-                         store_transposed4, ws->T2, MBT__JT, 1)
+                         mbt__store_transposed4, ws->T2, MBT__JT, 1)
 MBT__CHAIN_PRODUCTS_ROWS(chain_products_rows8, __attribute__((target("avx512f,avx2,fma"))), __m512d, _mm512, 8,
                          store_transposed8, ws->J, 1, n)
 #endif

@@ -938,15 +938,9 @@ __attribute__((target("avx2,fma"))) static void chain_minv_upper_avx2(const mbt_
 MBT__ALWAYS_INLINE __attribute__((target("avx2,fma"))) void transpose4_avx2(mbt_real* X, size_t n, size_t r,
                                                                              size_t c) {
   const mbt_real* a = X + r * n + c;
-  const __m256d r0 = _mm256_loadu_pd(a), r1 = _mm256_loadu_pd(a + n);
-  const __m256d r2 = _mm256_loadu_pd(a + 2 * n), r3 = _mm256_loadu_pd(a + 3 * n);
-  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-  mbt_real* b = X + c * n + r;
-  _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
-  _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
-  _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
-  _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+  const __m256d rows[4] = {_mm256_loadu_pd(a), _mm256_loadu_pd(a + n), _mm256_loadu_pd(a + 2 * n),
+                           _mm256_loadu_pd(a + 3 * n)};
+  mbt__store_transposed4(rows, n, X + c * n + r);
 }
 
 /* X's lower triangle from its upper one (nv ≥ 4): the 4×4 blocks off the diagonal on the grid of
@@ -996,15 +990,10 @@ __attribute__((target("avx2,fma"))) static void transpose_s_avx2(const mbt_real*
   const size_t n = (size_t)nv;
   for (int k = 0; k < k1; k += 4) {
     const mbt_real* s = S + 6 * (size_t)k;
-    const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + 6);
-    const __m256d r2 = _mm256_loadu_pd(s + 12), r3 = _mm256_loadu_pd(s + 18);
-    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    const __m256d rows[4] = {_mm256_loadu_pd(s), _mm256_loadu_pd(s + 6), _mm256_loadu_pd(s + 12),
+                             _mm256_loadu_pd(s + 18)};
     mbt_real* b = St + (size_t)k;
-    _mm256_storeu_pd(b, _mm256_permute2f128_pd(t0, t2, 0x20));
-    _mm256_storeu_pd(b + n, _mm256_permute2f128_pd(t1, t3, 0x20));
-    _mm256_storeu_pd(b + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
-    _mm256_storeu_pd(b + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+    mbt__store_transposed4(rows, n, b);
     const __m128d u0 = _mm_loadu_pd(s + 4), u1 = _mm_loadu_pd(s + 10);
     const __m128d u2 = _mm_loadu_pd(s + 16), u3 = _mm_loadu_pd(s + 22);
     _mm_storeu_pd(b + 4 * n, _mm_unpacklo_pd(u0, u1)), _mm_storeu_pd(b + 4 * n + 2, _mm_unpacklo_pd(u2, u3));

@@ -223,6 +223,22 @@ void mbt__derivatives_rows_at_vdot(const mbt_tree* tree, mbt_derivatives_workspa
 void mbt__chain_neg_minv_products(const mbt_tree* tree, const mbt_context* ctx, const mbt_derivatives_workspace* ws,
                                   const mbt_real* Minv, mbt_real* Yq, mbt_real* Yv);
 
+#ifdef MBT__AVX2
+#include <immintrin.h>
+/* y[r·n + j] = c[j] lane r (r, j < 4): four 4-wide columns stored as the rows of a 4×4 block, by
+ * a transpose in registers (the AVX2 kernels' 4×4 transposes: M⁻¹'s mirror and S's rows in
+ * derivatives_fd.c, the structured products' outputs in derivatives_chain_product.c). */
+__attribute__((always_inline, target("avx2,fma"))) static inline void mbt__store_transposed4(const __m256d* c,
+                                                                                            size_t n, mbt_real* y) {
+  const __m256d t0 = _mm256_unpacklo_pd(c[0], c[1]), t1 = _mm256_unpackhi_pd(c[0], c[1]);
+  const __m256d t2 = _mm256_unpacklo_pd(c[2], c[3]), t3 = _mm256_unpackhi_pd(c[2], c[3]);
+  _mm256_storeu_pd(y, _mm256_permute2f128_pd(t0, t2, 0x20));
+  _mm256_storeu_pd(y + n, _mm256_permute2f128_pd(t1, t3, 0x20));
+  _mm256_storeu_pd(y + 2 * n, _mm256_permute2f128_pd(t0, t2, 0x31));
+  _mm256_storeu_pd(y + 3 * n, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+#endif
+
 /* ---- 6-vector algebra ------------------------------------------------------------------ */
 /* Motion cross product [w; v] × [w'; v'] = [w × w'; w × v' + v × w']. */
 MBT__ALWAYS_INLINE void mbt__v6_cross(const mbt_real* a, const mbt_real* b, mbt_real* c) {
